@@ -182,12 +182,20 @@ def _ir_measures_measure(text: str) -> list[MeasureRequest] | None:
 
 
 def parse_measures(names: list[str], *, version: int = 9) -> list[MeasureRequest]:
-    """Measure requests for the given names, in trec_eval's output order, without duplicates."""
-    out: dict[str, MeasureRequest] = {}
+    """Measure requests for the given names, in trec_eval's output order, without duplicates.
+    As in trec_eval, a family given with explicit parameters (`-m relstring.20`) replaces the
+    default-parameter version that a set such as all_trec brings."""
+    from_sets: dict[str, MeasureRequest] = {}
+    explicit: dict[str, MeasureRequest] = {}
     for raw in names or ["official"]:
         for text in _split_list(raw):
+            target = from_sets if text in ("all_trec", "official") else explicit
             for req in _parse_one(text, version):
-                out.setdefault(req.name, req)
+                target.setdefault(req.name, req)
+    overridden = {r.mdef.name for r in explicit.values() if r.name != r.mdef.name}
+    out = {n: r for n, r in from_sets.items() if r.mdef.name not in overridden}
+    for name, req in explicit.items():
+        out.setdefault(name, req)
     return sorted(out.values(), key=lambda r: r.order_key)
 
 

@@ -162,4 +162,5 @@ SELECT s.run_id, s.measure,
            WHEN 'gmean' THEN exp(avg(ln(s.value)))
            ELSE avg(s.value) END AS value
 FROM ev_scores s JOIN ev_measures m ON m.measure = s.measure
+WHERE m.summary <> 'none'
 GROUP BY s.run_id, s.measure;
