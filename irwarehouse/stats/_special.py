@@ -34,6 +34,7 @@ def _lentz(coefficient) -> float:
             return h
     raise ArithmeticError("continued fraction did not converge")
 
+
 _STIRLING_FROM = 20.0
 
 
@@ -41,7 +42,8 @@ def _stirling_correction(v: float) -> float:
     """lgamma(v) - [(v - 1/2) ln v - v + ln(2 pi)/2], asymptotic series (v >= 20: < 1e-17)."""
     v2 = v * v
     return (
-        1.0 / 12.0 - (1.0 / 360.0 - (1.0 / 1260.0 - (1.0 / 1680.0 - 1.0 / (1188.0 * v2)) / v2) / v2) / v2
+        1.0 / 12.0
+        - (1.0 / 360.0 - (1.0 / 1260.0 - (1.0 / 1680.0 - 1.0 / (1188.0 * v2)) / v2) / v2) / v2
     ) / v
 
 
@@ -62,8 +64,11 @@ def _log_beta_front(a: float, b: float, x: float, y: float) -> float:
     s = a + b
     return (
         0.5 * math.log(a * b / (2.0 * math.pi * s))
-        + _stirling_correction(s) - _stirling_correction(a) - _stirling_correction(b)
-        + a * math.log1p((x * s - a) / a) + b * math.log1p((y * s - b) / b)
+        + _stirling_correction(s)
+        - _stirling_correction(a)
+        - _stirling_correction(b)
+        + a * math.log1p((x * s - a) / a)
+        + b * math.log1p((y * s - b) / b)
     )
 
 
@@ -71,8 +76,12 @@ def _front_one_large(small: float, large: float, x_small: float, y_large: float)
     """Case small < 20 <= large of _log_beta_front (x_small pairs with small, y_large with large)."""
     s = small + large
     return (
-        small * math.log(x_small * s) - 0.5 * math.log(s / large) - small - math.lgamma(small)
-        + _stirling_correction(s) - _stirling_correction(large)
+        small * math.log(x_small * s)
+        - 0.5 * math.log(s / large)
+        - small
+        - math.lgamma(small)
+        + _stirling_correction(s)
+        - _stirling_correction(large)
         + large * math.log1p((y_large * s - large) / large)
     )
 

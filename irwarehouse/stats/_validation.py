@@ -91,7 +91,9 @@ def make_rng(rng) -> tuple[np.random.Generator, int | None]:
         seed = int(np.random.SeedSequence().entropy)
         return np.random.default_rng(seed), seed
     if isinstance(rng, bool) or not isinstance(rng, numbers.Integral) or rng < 0:
-        raise ValueError(f"rng must be a non-negative int seed, a numpy Generator or None, got {rng!r}")
+        raise ValueError(
+            f"rng must be a non-negative int seed, a numpy Generator or None, got {rng!r}"
+        )
     return np.random.default_rng(int(rng)), int(rng)
 
 

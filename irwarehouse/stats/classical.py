@@ -43,12 +43,15 @@ def paired_t(x, y, *, confidence_level: float = 0.95) -> TestResult:
     df = n - 1
     half_width = _special.t_critical(1 - level, df) * math.sqrt(variance / n)
     return TestResult(
-        test="t", statistic=t, pvalue=_special.t_two_sided(t, df),
+        test="t",
+        statistic=t,
+        pvalue=_special.t_two_sided(t, df),
         effect_size=_safe_ratio(mean, math.sqrt(variance)) if variance > 0 else float("nan"),
         effect_size_name="mean difference / sd of differences (Cohen's d_z)",
         mean_difference=mean,
         confidence_interval=ConfidenceInterval(mean - half_width, mean + half_width, level),
-        df=df, method="paired t",
+        df=df,
+        method="paired t",
     )
 
 
@@ -85,8 +88,8 @@ def _signed_rank_counts(n: int) -> tuple[int, ...]:
 def _exact_signed_rank_pvalue(r_plus: float, n: int) -> float:
     """2 * min(P(R+ >= floor r), P(R+ <= ceil r)) from the exact null (scipy, gh-19872)."""
     counts = _signed_rank_counts(n)
-    upper = sum(counts[int(math.floor(r_plus)) :])
-    lower = sum(counts[: int(math.ceil(r_plus)) + 1])
+    upper = sum(counts[math.floor(r_plus) :])
+    lower = sum(counts[: math.ceil(r_plus) + 1])
     return min(1.0, 2 * min(upper, lower) / 2**n)
 
 
@@ -118,7 +121,9 @@ def wilcoxon_signed_rank(x, y) -> TestResult:
     nonzero = differences[differences != 0]
     count = nonzero.size
     if count == 0:
-        return TestResult(test="wilcoxon", statistic=0.0, pvalue=1.0, method="no non-zero differences")
+        return TestResult(
+            test="wilcoxon", statistic=0.0, pvalue=1.0, method="no non-zero differences"
+        )
     ranks, tie_sizes = average_ranks(np.abs(nonzero))
     positive = nonzero > 0
     r_plus, r_minus = float(ranks[positive].sum()), float(ranks[~positive].sum())
@@ -129,12 +134,18 @@ def wilcoxon_signed_rank(x, y) -> TestResult:
     elif n_total <= 13:
         method, pvalue = "exact sign-flip (ties or zeros)", _sign_flip_rank_pvalue(ranks, positive)
     else:
-        method, pvalue = "normal approximation", _signed_rank_normal_pvalue(r_plus, count, tie_sizes)
+        method, pvalue = (
+            "normal approximation",
+            _signed_rank_normal_pvalue(r_plus, count, tie_sizes),
+        )
     return TestResult(
-        test="wilcoxon", statistic=min(r_plus, r_minus), pvalue=pvalue,
+        test="wilcoxon",
+        statistic=min(r_plus, r_minus),
+        pvalue=pvalue,
         effect_size=(r_plus - r_minus) / (r_plus + r_minus),
         effect_size_name="matched-pairs rank-biserial correlation",
-        mean_difference=float(differences.mean()), method=method,
+        mean_difference=float(differences.mean()),
+        method=method,
     )
 
 
@@ -161,10 +172,13 @@ def sign_test(x, y) -> TestResult:
     wins, losses = int(np.count_nonzero(differences > 0)), int(np.count_nonzero(differences < 0))
     played = wins + losses
     return TestResult(
-        test="sign", statistic=float(wins), pvalue=_special.binomial_two_sided_half(wins, played),
+        test="sign",
+        statistic=float(wins),
+        pvalue=_special.binomial_two_sided_half(wins, played),
         effect_size=(wins - losses) / played if played else float("nan"),
         effect_size_name="(wins - losses) / (wins + losses)",
-        mean_difference=float(differences.mean()), method="exact binomial, p = 1/2",
+        mean_difference=float(differences.mean()),
+        method="exact binomial, p = 1/2",
     )
 
 
@@ -190,8 +204,12 @@ def friedman(matrix) -> TestResult:
     raw = 12.0 / (k * n * (k + 1)) * float(np.sum(rank_sums**2)) - 3 * n * (k + 1)
     statistic = _safe_ratio(raw, correction) if raw else 0.0
     return TestResult(
-        test="friedman", statistic=statistic, pvalue=_special.chi2_upper_tail(statistic, k - 1),
-        effect_size=statistic / (n * (k - 1)), effect_size_name="Kendall's W", df=k - 1,
+        test="friedman",
+        statistic=statistic,
+        pvalue=_special.chi2_upper_tail(statistic, k - 1),
+        effect_size=statistic / (n * (k - 1)),
+        effect_size_name="Kendall's W",
+        df=k - 1,
         method="chi-squared approximation, tie-corrected",
     )
 
@@ -227,7 +245,11 @@ def _effect_row(source: str, sum_of_squares: float, df: int, error: AnovaRow) ->
     f = _safe_ratio(mean_square, error.mean_square)
     partial = sum_of_squares + error.sum_of_squares
     return AnovaRow(
-        source, sum_of_squares, df, mean_square, statistic=f,
+        source,
+        sum_of_squares,
+        df,
+        mean_square,
+        statistic=f,
         pvalue=_special.f_upper_tail(f, df, error.df),
         partial_eta_squared=sum_of_squares / partial if partial > 0 else float("nan"),
     )

@@ -102,15 +102,28 @@ def compare_all(
     means = matrix.mean(axis=0)
     pairs = [
         PairResult(
-            run_a=names[a], run_b=names[b], mean_a=float(means[a]), mean_b=float(means[b]),
-            delta=float(means[a] - means[b]), statistic=float(s), p=float(p),
-            p_adjusted=float(q), significant=bool(q < alpha),
+            run_a=names[a],
+            run_b=names[b],
+            mean_a=float(means[a]),
+            mean_b=float(means[b]),
+            delta=float(means[a] - means[b]),
+            statistic=float(s),
+            p=float(p),
+            p_adjusted=float(q),
+            significant=bool(q < alpha),
         )
         for a, b, s, p, q in zip(run_a, run_b, statistic, pvalue, adjusted)
     ]
     return Comparison(
-        test=test, correction=correction, alpha=alpha, B=used_B, seed=seed, method=method,
-        n_topics=matrix.shape[0], n_runs=matrix.shape[1], pairs=pairs,
+        test=test,
+        correction=correction,
+        alpha=alpha,
+        B=used_B,
+        seed=seed,
+        method=method,
+        n_topics=matrix.shape[0],
+        n_runs=matrix.shape[1],
+        pairs=pairs,
         familywise_error=familywise_error(alpha, len(pairs)),
     )
 

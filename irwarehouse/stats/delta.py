@@ -44,9 +44,14 @@ def bootstrap_delta(
     alpha = v.check_probability(alpha, "alpha")
     res = paired_bootstrap_all_pairs(matrix, B=B, rng=rng, sampler=sampler, delta_alpha=alpha)
     return DeltaResult(
-        method="bootstrap", delta=float(res.borderline_delta.max()), alpha=alpha, B=res.B,
-        seed=res.seed, n_pairs=res.pvalue.size,
-        n_significant=int(np.count_nonzero(res.pvalue < alpha)), per_pair=res.borderline_delta,
+        method="bootstrap",
+        delta=float(res.borderline_delta.max()),
+        alpha=alpha,
+        B=res.B,
+        seed=res.seed,
+        n_pairs=res.pvalue.size,
+        n_significant=int(np.count_nonzero(res.pvalue < alpha)),
+        per_pair=res.borderline_delta,
     )
 
 
@@ -54,9 +59,13 @@ def smallest_significant_delta(comparison: Comparison) -> DeltaResult:
     """min |delta| over the significant pairs of any comparison (seed 001 Fig 5)."""
     significant = [abs(pair.delta) for pair in comparison.pairs if pair.significant]
     return DeltaResult(
-        method=comparison.test, delta=min(significant) if significant else float("nan"),
-        alpha=comparison.alpha, B=comparison.B, seed=comparison.seed,
-        n_pairs=len(comparison.pairs), n_significant=len(significant),
+        method=comparison.test,
+        delta=min(significant) if significant else float("nan"),
+        alpha=comparison.alpha,
+        B=comparison.B,
+        seed=comparison.seed,
+        n_pairs=len(comparison.pairs),
+        n_significant=len(significant),
     )
 
 

@@ -14,8 +14,8 @@ Conventions (see docs/stats.md):
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 
@@ -27,7 +27,7 @@ SignSampler = Callable[[int, int, np.random.Generator], np.ndarray]
 RowPermuter = Callable[[int, int, int, np.random.Generator], np.ndarray]
 
 _TIE_TOLERANCE = 100 * np.finfo(float).eps
-_PAIR_BATCH_ELEMENTS = 2_000_000  # bound on B x pairs floats held at once (16 MB per array)
+_PAIR_BATCH_ELEMENTS = 1_000_000  # bound on B x pairs floats held at once (8 MB per array)
 _TUKEY_BATCH_ELEMENTS = 1_000_000  # bound on replicates x topics x runs held at once
 _EXACT_BATCH = 1 << 15
 
@@ -183,17 +183,25 @@ def paired_bootstrap_all_pairs(
             borderline[batch] = _borderline_mean(means, t_null, rank)
         _report(progress, batch.stop, n_pairs)
     return PairwiseResampling(
-        test="bootstrap", run_a=run_a, run_b=run_b, statistic=t_observed,
-        pvalue=achieved_significance(exceed, B, plus_one=plus_one), B=B, seed=seed,
-        method="shared-index paired bootstrap", borderline_delta=borderline,
+        test="bootstrap",
+        run_a=run_a,
+        run_b=run_b,
+        statistic=t_observed,
+        pvalue=achieved_significance(exceed, B, plus_one=plus_one),
+        B=B,
+        seed=seed,
+        method="shared-index paired bootstrap",
+        borderline_delta=borderline,
     )
 
 
 def _delta_rank(B: int, alpha: float) -> int:
     alpha = v.check_probability(alpha, "alpha")
-    rank = int(round(B * alpha))
+    rank = round(B * alpha)
     if rank < 1:
-        raise ValueError(f"B*alpha must be at least 1 to pick the B*alpha-th largest, got {B * alpha}")
+        raise ValueError(
+            f"B*alpha must be at least 1 to pick the B*alpha-th largest, got {B * alpha}"
+        )
     return rank
 
 
@@ -234,13 +242,16 @@ def paired_bootstrap(
     mean_difference = float(differences.mean())
     tails = np.quantile(mean_difference + means[:, 0], [(1 - level) / 2, (1 + level) / 2])
     return TestResult(
-        test="bootstrap", statistic=t_obs,
+        test="bootstrap",
+        statistic=t_obs,
         pvalue=float(achieved_significance(exceed, B, plus_one=plus_one)),
         effect_size=_standardised_mean_difference(differences[:, 0]),
         effect_size_name="mean difference / sd of differences",
         mean_difference=mean_difference,
         confidence_interval=ConfidenceInterval(float(tails[0]), float(tails[1]), level),
-        method="studentised, shifted differences", B=B, seed=seed,
+        method="studentised, shifted differences",
+        B=B,
+        seed=seed,
         null_distribution=t_null[:, 0].copy() if return_null else None,
     )
 
@@ -303,11 +314,14 @@ def unpaired_bootstrap(
     observed = float(summary(x[None, :], axis=1)[0] - summary(y[None, :], axis=1)[0])
     exceed = at_least_as_extreme(np.abs(null), abs(observed)).sum()
     return TestResult(
-        test="unpaired_bootstrap", statistic=observed,
+        test="unpaired_bootstrap",
+        statistic=observed,
         pvalue=float(achieved_significance(exceed, B, plus_one=plus_one)),
         mean_difference=float(x.mean() - y.mean()),
         method=f"pooled resampling, statistic={getattr(summary, '__name__', 'callable').lstrip('_')}",
-        B=B, seed=seed, null_distribution=np.asarray(null).copy() if return_null else None,
+        B=B,
+        seed=seed,
+        null_distribution=np.asarray(null).copy() if return_null else None,
     )
 
 
@@ -348,7 +362,9 @@ def _randomisation_method(method: str, n: int, exact_max_n: int) -> str:
     if method == "auto":
         return "exact" if n <= exact_max_n else "approximate"
     if method == "exact" and n > 30:
-        raise ValueError(f"exact enumeration of 2^{n} sign flips is not feasible; use 'approximate'")
+        raise ValueError(
+            f"exact enumeration of 2^{n} sign flips is not feasible; use 'approximate'"
+        )
     return method
 
 
@@ -389,10 +405,15 @@ def randomisation_test(
         half = np.concatenate(null_sums)[:, 0] / n
         null = np.concatenate([half, -half]) if chosen == "exact" else half
     return TestResult(
-        test="randomisation", statistic=float(differences.mean()), pvalue=pvalue,
+        test="randomisation",
+        statistic=float(differences.mean()),
+        pvalue=pvalue,
         effect_size=_standardised_mean_difference(differences[:, 0]),
         effect_size_name="mean difference / sd of differences",
-        mean_difference=float(differences.mean()), method=chosen, B=used_B, seed=seed,
+        mean_difference=float(differences.mean()),
+        method=chosen,
+        B=used_B,
+        seed=seed,
         null_distribution=null,
     )
 
@@ -406,8 +427,13 @@ def _draw_signs(sampler, n: int, B: int, rng) -> np.ndarray:
 
 
 def randomisation_all_pairs(
-    matrix, *, B: int = 10_000, rng=None, sampler: SignSampler | None = None,
-    plus_one: bool = False, progress=None,
+    matrix,
+    *,
+    B: int = 10_000,
+    rng=None,
+    sampler: SignSampler | None = None,
+    plus_one: bool = False,
+    progress=None,
 ) -> PairwiseResampling:
     """Randomisation test for every pair of columns with one shared (B, n) sign-flip matrix.
 
@@ -426,12 +452,19 @@ def randomisation_all_pairs(
         differences = matrix[:, run_a[batch]] - matrix[:, run_b[batch]]
         patterns = all_sign_patterns(n) if exact else [signs]
         exceed, seen, _ = _sign_flip_exceedances(differences, patterns)
-        pvalue[batch] = exceed / seen if exact else achieved_significance(exceed, B, plus_one=plus_one)
+        pvalue[batch] = (
+            exceed / seen if exact else achieved_significance(exceed, B, plus_one=plus_one)
+        )
         _report(progress, batch.stop, n_pairs)
     statistic = matrix[:, run_a].mean(axis=0) - matrix[:, run_b].mean(axis=0)
     return PairwiseResampling(
-        test="randomisation", run_a=run_a, run_b=run_b, statistic=statistic, pvalue=pvalue,
-        B=None if exact else B, seed=None if exact else seed,
+        test="randomisation",
+        run_a=run_a,
+        run_b=run_b,
+        statistic=statistic,
+        pvalue=pvalue,
+        B=None if exact else B,
+        seed=None if exact else seed,
         method="exact" if exact else "shared sign-flip sample",
     )
 
@@ -488,8 +521,13 @@ def tukey_hsd(
         _count_at_least(ranges, np.abs(differences)), B, plus_one=plus_one
     )
     return TukeyHSDResult(
-        test="tukey", run_means=run_means, mean_differences=differences, pvalues=pvalues,
-        B=B, seed=seed, null_distribution=ranges if return_null else None,
+        test="tukey",
+        run_means=run_means,
+        mean_differences=differences,
+        pvalues=pvalues,
+        B=B,
+        seed=seed,
+        null_distribution=ranges if return_null else None,
     )
 
 

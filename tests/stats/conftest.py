@@ -1,5 +1,4 @@
 import pytest
-
 from _stats_helpers import realistic_matrix
 
 

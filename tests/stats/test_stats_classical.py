@@ -4,8 +4,14 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from irwarehouse.stats import anova_two_way, friedman, paired_t, sign_test, wilcoxon_signed_rank
-from irwarehouse.stats import _special
+from irwarehouse.stats import (
+    _special,
+    anova_two_way,
+    friedman,
+    paired_t,
+    sign_test,
+    wilcoxon_signed_rank,
+)
 
 TOL = 1e-12
 
@@ -83,8 +89,11 @@ def _anova_by_least_squares(matrix):
     """Independent oracle: residual SS of the additive model fitted by least squares."""
     n, m = matrix.shape
     design = np.hstack(
-        [np.ones((n * m, 1)), np.kron(np.eye(n), np.ones((m, 1)))[:, 1:],
-         np.kron(np.ones((n, 1)), np.eye(m))[:, 1:]]
+        [
+            np.ones((n * m, 1)),
+            np.kron(np.eye(n), np.ones((m, 1)))[:, 1:],
+            np.kron(np.ones((n, 1)), np.eye(m))[:, 1:],
+        ]
     )
     y = matrix.ravel()
 

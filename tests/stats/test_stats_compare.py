@@ -1,5 +1,6 @@
 import numpy as np
 import pytest
+from _stats_helpers import fixed_indices, realistic_matrix
 
 from irwarehouse.stats import (
     bootstrap_delta,
@@ -14,7 +15,6 @@ from irwarehouse.stats import (
     tukey_hsd,
     wilcoxon_signed_rank,
 )
-from _stats_helpers import fixed_indices, realistic_matrix
 
 NAMES = [f"sys{j}" for j in range(12)]
 
@@ -26,7 +26,9 @@ def test_pairs_names_means_and_family_wise_error(matrix_50x12):
     assert (first.run_a, first.run_b) == ("sys0", "sys1")
     assert first.mean_a == pytest.approx(matrix_50x12[:, 0].mean())
     assert first.delta == pytest.approx(first.mean_a - first.mean_b)
-    assert first.p == pytest.approx(paired_t(matrix_50x12[:, 0], matrix_50x12[:, 1]).pvalue, abs=1e-12)
+    assert first.p == pytest.approx(
+        paired_t(matrix_50x12[:, 0], matrix_50x12[:, 1]).pvalue, abs=1e-12
+    )
     assert result.familywise_error == pytest.approx(1 - 0.95**66)
     assert result.familywise_error == familywise_error(0.05, 66)
     assert result.n_significant == sum(p.p < 0.05 for p in result.pairs)
@@ -62,7 +64,10 @@ def test_correction_is_applied_and_recorded(matrix_50x12):
     assert all(pair.significant == (pair.p_adjusted < 0.05) for pair in result.pairs)
     record = result.records()[0]
     assert (record["test"], record["correction"], record["B"], record["seed"]) == (
-        "bootstrap", "holm", 500, 3,
+        "bootstrap",
+        "holm",
+        500,
+        3,
     )
 
 
@@ -78,10 +83,14 @@ def test_tukey_pairs_and_defaults(matrix_50x12):
 
 def test_progress_is_reported(matrix_50x12):
     calls = []
-    compare_all(matrix_50x12, test="bootstrap", B=100, rng=1, progress=lambda d, t: calls.append((d, t)))
+    compare_all(
+        matrix_50x12, test="bootstrap", B=100, rng=1, progress=lambda d, t: calls.append((d, t))
+    )
     assert calls and calls[-1] == (66, 66)
     calls.clear()
-    compare_all(matrix_50x12, test="tukey", B=100, rng=1, progress=lambda d, t: calls.append((d, t)))
+    compare_all(
+        matrix_50x12, test="tukey", B=100, rng=1, progress=lambda d, t: calls.append((d, t))
+    )
     assert calls[-1] == (100, 100)
 
 
@@ -112,8 +121,11 @@ def test_bootstrap_delta_is_the_max_of_borderline_means():
     assert (result.B, result.seed, result.method) == (1000, 7, "bootstrap")
     # the borderline delta should sit near the significance boundary of the paired t-test:
     # a pair whose |mean difference| exceeds every borderline delta is significant
-    big = [p for p in compare_all(matrix, test="bootstrap", B=1000, rng=7).pairs
-           if abs(p.delta) > result.delta]
+    big = [
+        p
+        for p in compare_all(matrix, test="bootstrap", B=1000, rng=7).pairs
+        if abs(p.delta) > result.delta
+    ]
     assert all(p.p < 0.05 for p in big)
     with pytest.raises(ValueError, match="B\\*alpha"):
         bootstrap_delta(matrix, alpha=0.0001, B=1000)

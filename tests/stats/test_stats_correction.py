@@ -31,7 +31,9 @@ def test_against_references_on_random_pvalues():
     rng = np.random.default_rng(0)
     for _ in range(50):
         p = rng.random(int(rng.integers(1, 60))) ** 3
-        np.testing.assert_allclose(benjamini_hochberg(p), stats.false_discovery_control(p), rtol=1e-12)
+        np.testing.assert_allclose(
+            benjamini_hochberg(p), stats.false_discovery_control(p), rtol=1e-12
+        )
         np.testing.assert_allclose(holm(p), _holm_by_definition(list(p)), rtol=1e-12)
         np.testing.assert_allclose(adjust(p, None), p)
         assert np.all(holm(p) <= bonferroni(p) + 1e-15)

@@ -6,19 +6,18 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from _stats_helpers import RecordingSampler, fixed_indices, realistic_matrix
 
 from irwarehouse.stats import (
     default_index_sampler,
     default_row_permuter,
     paired_bootstrap,
     paired_bootstrap_all_pairs,
-    randomisation_test,
     randomisation_all_pairs,
+    randomisation_test,
     tukey_hsd,
     unpaired_bootstrap,
 )
-from _stats_helpers import RecordingSampler, fixed_indices, realistic_matrix
-
 
 # ---------------------------------------------------------------- slow reference loops (seeds)
 
@@ -90,17 +89,19 @@ def test_paired_bootstrap_equals_slow_loop_on_recorded_indices():
 
 def test_all_pairs_bootstrap_equals_slow_loop_and_finds_the_borderline_delta(matrix_50x12):
     recorder = RecordingSampler(default_index_sampler)
-    res = paired_bootstrap_all_pairs(
-        matrix_50x12, B=400, rng=4, sampler=recorder, delta_alpha=0.05
-    )
+    res = paired_bootstrap_all_pairs(matrix_50x12, B=400, rng=4, sampler=recorder, delta_alpha=0.05)
     indices = recorder.calls[0]
     rank = int(400 * 0.05)
     for pair, (a, b) in enumerate(zip(res.run_a, res.run_b)):
-        asl, t_star, mean_star = slow_paired_bootstrap(matrix_50x12[:, a], matrix_50x12[:, b], indices)
+        asl, t_star, mean_star = slow_paired_bootstrap(
+            matrix_50x12[:, a], matrix_50x12[:, b], indices
+        )
         assert res.pvalue[pair] == asl
         # seed 004 Fig 7: sort |t(w*b)|, take the B*alpha-th largest, record its |mean(w*b)|
         order = np.argsort(-np.abs(t_star), kind="stable")
-        assert res.borderline_delta[pair] == pytest.approx(abs(mean_star[order[rank - 1]]), rel=1e-9)
+        assert res.borderline_delta[pair] == pytest.approx(
+            abs(mean_star[order[rank - 1]]), rel=1e-9
+        )
 
 
 def test_bootstrap_of_identical_runs_has_asl_one():
@@ -124,8 +125,8 @@ def test_plus_one_option():
 def test_unpaired_bootstrap_equals_slow_loop(statistic):
     rng = np.random.default_rng(11)
     x, y = rng.random(17), rng.random(23) * 0.8
-    summary = np.mean if statistic == "mean" else (
-        lambda s: np.exp(np.mean(np.log(np.maximum(s, 1e-5))))
+    summary = (
+        np.mean if statistic == "mean" else (lambda s: np.exp(np.mean(np.log(np.maximum(s, 1e-5)))))
     )
     recorder = RecordingSampler(default_index_sampler)
     res = unpaired_bootstrap(x, y, statistic=statistic, B=300, rng=2, sampler=recorder)
@@ -259,10 +260,16 @@ def test_null_distribution_only_when_asked():
         (lambda: paired_bootstrap([0.1, np.nan], [0.1, 0.2]), "NaN"),
         (lambda: paired_bootstrap([0.1, 0.2], [0.3, 0.1], B=0), "B must be"),
         (lambda: paired_bootstrap([0.1, 0.2], [0.3, 0.1], rng="x"), "rng"),
-        (lambda: paired_bootstrap([0.1, 0.2], [0.3, 0.1], B=2,
-                                  sampler=fixed_indices([[0, 5], [1, 1]])), "outside"),
-        (lambda: paired_bootstrap([0.1, 0.2], [0.3, 0.1], B=3,
-                                  sampler=fixed_indices([[0, 1]])), "shape"),
+        (
+            lambda: paired_bootstrap(
+                [0.1, 0.2], [0.3, 0.1], B=2, sampler=fixed_indices([[0, 5], [1, 1]])
+            ),
+            "outside",
+        ),
+        (
+            lambda: paired_bootstrap([0.1, 0.2], [0.3, 0.1], B=3, sampler=fixed_indices([[0, 1]])),
+            "shape",
+        ),
         (lambda: unpaired_bootstrap([0.1], [0.2], statistic="median"), "statistic"),
         (lambda: randomisation_test([0.1, 0.2], [0.3, 0.1], method="fast"), "method"),
         (lambda: tukey_hsd(np.ones((5, 1))), "at least 2 runs"),

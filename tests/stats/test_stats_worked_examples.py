@@ -2,11 +2,10 @@
 
 import numpy as np
 import pytest
+from _stats_helpers import fixed_indices
 
 from irwarehouse.stats import paired_bootstrap, unpaired_bootstrap
 from irwarehouse.stats.resampling import studentise
-
-from _stats_helpers import fixed_indices
 
 W = np.array([0.2, 0.0, 0.1, 0.4, 0.0])
 
