@@ -10,7 +10,6 @@ import numbers
 
 import numpy as np
 
-RngLike = "int | np.random.Generator | None"
 
 
 def as_sample(values, name: str = "x", *, min_size: int = 1) -> np.ndarray:
