@@ -5,9 +5,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
-DATA = REPO / "data"
-REALDATA = REPO.parent / "shared" / "realdata"
+from _paths import REALDATA
 
 
 @pytest.fixture

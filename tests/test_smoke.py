@@ -4,7 +4,7 @@ Expected values are trec_eval 9.0.8's own output for these files (out.test.a).""
 import duckdb
 from typer.testing import CliRunner
 
-from conftest import DATA
+from _paths import DATA
 from irwarehouse.cli import app
 from irwarehouse.sqlassets import metric_files, sql_dir
 
