@@ -181,11 +181,22 @@ def _ir_measures_measure(text: str) -> list[MeasureRequest] | None:
     return [MeasureRequest(req.mdef, req.args, text)]
 
 
+def wants_runid(names: list[str] | None) -> bool:
+    """Whether trec_eval would print the `runid` row: it is a measure of the official and
+    all_trec sets (and the default), not printed when only other measures are asked for
+    (trec_eval's test out.test.meas_params has no runid row)."""
+    return any(t in ("runid", "official", "all_trec")
+               for raw in (names or ["official"]) for t in _split_list(raw))
+
+
 def parse_measures(names: list[str], *, version: int = 9) -> list[MeasureRequest]:
-    """Measure requests for the given names, in trec_eval's output order, without duplicates."""
+    """Measure requests for the given names, in trec_eval's output order, without duplicates.
+    `runid` is accepted and computes nothing (see `wants_runid`)."""
     out: dict[str, MeasureRequest] = {}
     for raw in names or ["official"]:
         for text in _split_list(raw):
+            if text == "runid":
+                continue
             for req in _parse_one(text, version):
                 out.setdefault(req.name, req)
     return sorted(out.values(), key=lambda r: r.order_key)

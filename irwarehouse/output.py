@@ -41,7 +41,8 @@ def trec_eval_text(result: EvalResult, *, per_topic: bool) -> str:
                 req = kinds[t["measure"]]
                 lines.append(_line(t["measure"], t["topic"],
                                    _format_value(t["value"], req.mdef.integer)))
-        lines.append(_line("runid", "all", names[run_id]))
+        if result.runid:
+            lines.append(_line("runid", "all", names[run_id]))
         for s in summary:
             if s["run_id"] == run_id:
                 req = kinds[s["measure"]]
