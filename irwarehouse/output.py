@@ -12,7 +12,7 @@ from .evaluate import EvalResult
 
 def _format_value(value: float, integer: bool) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "-nan"
+        return "  -nan"                 # C printf("%6.4f") of trec_eval's -nan
     if integer:
         return str(int(round(value)))
     return f"{value:6.4f}"
