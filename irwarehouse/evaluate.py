@@ -50,6 +50,7 @@ class EvalResult:
     summary: pa.Table                  # run_id, run, measure, value
     requests: list[MeasureRequest] = field(default_factory=list)
     options: EvalOptions = field(default_factory=EvalOptions)
+    runid: bool = True                 # print trec_eval's `runid` row (official/all_trec/runid)
 
 
 def _context_params(qrels_id: int, opts: EvalOptions) -> dict:

@@ -12,7 +12,7 @@ from .evaluate import EvalResult
 
 def _format_value(value: float, integer: bool) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "-nan"
+        return "  -nan"                 # C printf("%6.4f") of trec_eval's -nan
     if integer:
         return str(int(round(value)))
     return f"{value:6.4f}"
@@ -42,7 +42,8 @@ def trec_eval_text(result: EvalResult, *, per_topic: bool) -> str:
                 text = (f"'{t['text']}'" if req.mdef.kind == "text"
                         else _format_value(t["value"], req.mdef.integer))
                 lines.append(_line(t["measure"], t["topic"], text))
-        lines.append(_line("runid", "all", names[run_id]))
+        if result.runid:
+            lines.append(_line("runid", "all", names[run_id]))
         for s in summary:
             if s["run_id"] == run_id:
                 req = kinds[s["measure"]]

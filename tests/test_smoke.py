@@ -22,9 +22,8 @@ def test_eval_files_like_trec_eval():
     result = CliRunner().invoke(app, ["eval", QRELS, RUN, "-m", "map", "-m", "P.10"])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    # trec_eval 9.0.8: map 0.1785, P_10 0.3000 (v9.0.8/out.test.a)
-    assert lines == ["runid                 \tall\tSTANDARD",
-                     "map                   \tall\t0.1785",
+    # trec_eval 9.0.8: map 0.1785, P_10 0.3000 (v9.0.8/out.test.a); no runid row unless asked
+    assert lines == ["map                   \tall\t0.1785",
                      "P_10                  \tall\t0.3000"]
 
 

@@ -12,11 +12,15 @@ WITH positions AS (
     SELECT b.run_id, b.topic, g.rank
     FROM ev_base() b, generate_series(1, CAST(least(trunc(length), b.num_ret) AS BIGINT)) g(rank)
 )
-SELECT p.run_id, p.topic,
-       string_agg(CASE WHEN r.rel IS NULL THEN '-'
-                       WHEN r.rel > 9 THEN '>'
-                       WHEN r.rel >= 0 THEN CAST(r.rel AS VARCHAR)
-                       ELSE '.' END, '' ORDER BY p.rank) AS value
-FROM positions p
-LEFT JOIN ev_ranked r ON r.run_id = p.run_id AND r.topic = p.topic AND r.rank = p.rank
-GROUP BY p.run_id, p.topic;
+SELECT b.run_id, b.topic, coalesce(x.value, '') AS value
+FROM ev_base() b
+LEFT JOIN (
+    SELECT p.run_id, p.topic,
+           string_agg(CASE WHEN r.rel IS NULL THEN '-'
+                           WHEN r.rel > 9 THEN '>'
+                           WHEN r.rel >= 0 THEN CAST(r.rel AS VARCHAR)
+                           ELSE '.' END, '' ORDER BY p.rank) AS value
+    FROM positions p
+    LEFT JOIN ev_ranked r ON r.run_id = p.run_id AND r.topic = p.topic AND r.rank = p.rank
+    GROUP BY p.run_id, p.topic
+) x ON x.run_id = b.run_id AND x.topic = b.topic;
