@@ -47,10 +47,11 @@ def sha256_of(path: Path) -> str:
 
 
 def _open_text(path: Path):
-    raw = open(path, "rb")
-    head = raw.read(2)
-    raw.seek(0)
-    return gzip.open(raw) if head == b"\x1f\x8b" else raw
+    # gzip.open(path) owns (and closes) its file; gzip.open(fileobj) would leave the raw file
+    # open after close(), a ResourceWarning (an error under the tests' filterwarnings).
+    with open(path, "rb") as raw:
+        head = raw.read(2)
+    return gzip.open(path) if head == b"\x1f\x8b" else open(path, "rb")
 
 
 def check_readable(path: Path) -> None:
