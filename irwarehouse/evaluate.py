@@ -110,7 +110,10 @@ def _macro_query(requests: list[MeasureRequest]) -> tuple[str, list]:
 
 def _bind(value):
     if isinstance(value, dict):
-        keys = sorted(value)
+        # Keep the order the pairs were given in: trec_eval's gain table (G, ndcg_rel, Rndcg)
+        # lists the level=gain parameters first, in that order, and the order decides ties
+        # between gains less than 1 apart (sql/metrics/gain.sql).
+        keys = list(value)
         return duckdb.Value({"key": keys, "value": [value[k] for k in keys]},
                             duckdb.map_type(duckdb.sqltype("INTEGER"), duckdb.sqltype("DOUBLE")))
     return value

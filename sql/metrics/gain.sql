@@ -173,14 +173,15 @@ LEFT JOIN summed s ON s.run_id = b.run_id AND s.topic = b.topic;
 -- doc: trec_eval's nDCG averaged over the relevant documents (m_ndcg_rel.c): the sum over
 --      retrieved documents of positive gain at rank k of DCG(k)/IDCG(min(k, Rg)), plus
 --      (Rg - their number) * DCG(num_ret)/IDCG(Rg) for the ones not retrieved, divided by Rg,
---      Rg = length of the ideal ranking; 0 when Rg = 0 or the sum is not positive.
+--      Rg = length of the ideal ranking; 0 when the sum is not positive.
 CREATE OR REPLACE TEMP MACRO ndcg_rel(gains) AS TABLE
 WITH ideal AS (
     SELECT * FROM ev_gain_ideal(gains)
 ),
-ideal_totals AS (
-    SELECT topic, any_value(num_ideal) AS num_ideal, max(idcg) AS idcg_full
-    FROM ideal GROUP BY topic
+topic_ideal AS (                       -- Rg and IDCG(Rg); 0 and 0.0 for an empty ideal ranking
+    SELECT t.topic, coalesce(max(i.k), 0) AS num_ideal, coalesce(max(i.idcg), 0.0) AS idcg_full
+    FROM ev_topic t LEFT JOIN ideal i ON i.topic = t.topic
+    GROUP BY t.topic
 ),
 gained AS (
     SELECT * FROM ev_gain_ranked(gains)
@@ -189,7 +190,7 @@ retrieved_rel AS (                     -- ndcg at each retrieved document of pos
     SELECT d.run_id, d.topic, count(*) AS num_pos,
            sum(d.dcg / coalesce(i.idcg, t.idcg_full)) AS ndcg_sum
     FROM gained d
-    JOIN ideal_totals t ON t.topic = d.topic
+    JOIN topic_ideal t ON t.topic = d.topic
     LEFT JOIN ideal i ON i.topic = d.topic AND i.k = d.rank
     WHERE d.gain > 0
     GROUP BY d.run_id, d.topic
@@ -198,18 +199,20 @@ final_dcg AS (                         -- DCG of the whole retrieved list
     SELECT run_id, topic, arg_max(dcg, rank) AS dcg FROM gained GROUP BY run_id, topic
 ),
 summed AS (
+    -- Rg = 0 (possible when "-1=g"/"-2=g" give gains to documents outside the ideal ranking)
+    -- divides by IDCG = 0 as trec_eval does: IEEE inf/nan, then "sum > 0" decides.
     SELECT b.run_id, b.topic, t.num_ideal,
-           coalesce(r.ndcg_sum, 0)
-             + (t.num_ideal - coalesce(r.num_pos, 0)) * coalesce(f.dcg, 0) / t.idcg_full AS s
+           coalesce(r.ndcg_sum, 0.0)
+             + ((t.num_ideal - coalesce(r.num_pos, 0)) * coalesce(f.dcg, 0.0)) / t.idcg_full
+             AS s
     FROM ev_base() b
-    JOIN ideal_totals t ON t.topic = b.topic
+    JOIN topic_ideal t ON t.topic = b.topic
     LEFT JOIN retrieved_rel r ON r.run_id = b.run_id AND r.topic = b.topic
     LEFT JOIN final_dcg f ON f.run_id = b.run_id AND f.topic = b.topic
 )
-SELECT b.run_id, b.topic,
-       CASE WHEN s.s > 0 THEN s.s / s.num_ideal ELSE 0 END AS value
-FROM ev_base() b
-LEFT JOIN summed s ON s.run_id = b.run_id AND s.topic = b.topic;
+SELECT run_id, topic,
+       CASE WHEN s > 0 AND NOT isnan(s) THEN s / num_ideal ELSE 0.0 END AS value
+FROM summed;
 
 -- measure: Rndcg
 -- params: gains MAP = {}
