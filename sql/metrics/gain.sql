@@ -10,8 +10,9 @@
 -- Ideal ranking: the gain table sorted ascending and read from its end (largest gain first), one
 -- entry per judged document of that level, stopping at the first gain <= 0. trec_eval compares
 -- gains with `(int)(g1 - g2)`, so gains less than 1 apart compare equal and keep the table order
--- (parameters in the order given, then the unlisted levels 0, 1, 2, ...): e.g. `ndcg_rel.2=4.5,1=4.2`
--- puts the 4.2 documents first in the ideal ranking. Rg = length of the ideal ranking.
+-- (parameters in the order given, then the unlisted levels 0, 1, 2, ...): e.g.
+-- `ndcg_rel.2=4.5,1=4.2` puts the 4.2 documents first in the ideal ranking.
+-- Rg = length of the ideal ranking.
 -- Division by zero follows IEEE as in C (inf, nan), e.g. G with "-1=g" gains, Rndcg when R > 0
 -- but no gain is positive.
 -- Known differences from trec_eval, both outside any ordinary use:
