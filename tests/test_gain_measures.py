@@ -50,8 +50,9 @@ def _printed_rows(text: str) -> dict[tuple[str, str], str]:
     return out
 
 
-def _ours(qrels, run, measures, **opts) -> dict[tuple[str, str], str]:
-    result = evaluate_files(qrels, [run], list(measures), options=EvalOptions(version=9, **opts))
+def _ours(qrels, run, measures, version=9, **opts) -> dict[tuple[str, str], str]:
+    result = evaluate_files(qrels, [run], list(measures),
+                            options=EvalOptions(version=version, **opts))
     return _printed_rows(render(result, "trec_eval", per_topic=True))
 
 
@@ -75,14 +76,18 @@ def test_trec_eval_test_suite(qrels, expected, opts):
 
 
 def _custom_cases():
-    cases, current = [], None
-    for line in (DATA / "custom.expected").read_text().splitlines():
-        if line.startswith("## "):
-            current = [shlex.split(line[3:]), []]
-            cases.append(current)
-        else:
-            current[1].append(line)
-    return [pytest.param(args, "\n".join(lines), id=" ".join(args)) for args, lines in cases]
+    params = []
+    for version, name in ((9, "custom.expected"), (10, "custom10.expected")):
+        cases, current = [], None
+        for line in (DATA / name).read_text().splitlines():
+            if line.startswith("## "):
+                current = [shlex.split(line[3:]), []]
+                cases.append(current)
+            elif not line.startswith("#"):
+                current[1].append(line)
+        params += [pytest.param(version, args, "\n".join(lines), id=f"v{version} " + " ".join(args))
+                   for args, lines in cases]
+    return params
 
 
 def _options(args: list[str]) -> tuple[list[str], dict]:
@@ -104,15 +109,16 @@ def _options(args: list[str]) -> tuple[list[str], dict]:
     return measures, opts
 
 
-@pytest.mark.parametrize("args, expected", _custom_cases())
-def test_custom_gains_against_trec_eval_binary(args, expected):
+@pytest.mark.parametrize("version, args, expected", _custom_cases())
+def test_custom_gains_against_trec_eval_binary(version, args, expected):
     """Custom gains (incl. "-1=g"/"-2=g" for documents outside the qrels or unjudged, gains
     less than 1 apart whose order follows the parameters, Rg = 0 giving inf/-nan), -l, -M, -J,
-    -c, on crafted and NIST inputs; expected = trec_eval 9.0.8 (10.0 prints the same)."""
+    -c, on crafted and NIST inputs; expected = the trec_eval 9.0.8 and 10.0 binaries (10.0 -c
+    scores a topic missing from the run as one document outside the qrels)."""
     qrels, run, *rest = args
     measures, opts = _options(rest)
     exp = _printed_rows(expected)
-    _assert_same(exp, _ours(DATA / qrels, DATA / run, measures, **opts))
+    _assert_same(exp, _ours(DATA / qrels, DATA / run, measures, version=version, **opts))
 
 
 # -- real data -------------------------------------------------------------------------------------
