@@ -225,6 +225,39 @@ def demo(
     _guard(body)
 
 
+# -- analyst commands (issue 7): sql, schema, export, ingest runs, report ----------------------
+class SqlFormat(str, Enum):
+    table = "table"
+    csv = "csv"
+    json = "json"
+    parquet = "parquet"
+
+
+@app.command("sql")
+def sql_cmd(
+    query: Annotated[Optional[str], typer.Argument(help="One read-only query.")] = None,
+    file: Annotated[Optional[Path], typer.Option("--file", "-f", exists=True, dir_okay=False,
+                    help="Read the query from a file.")] = None,
+    fmt: Annotated[SqlFormat, typer.Option("--format", help="Output format.")] = SqlFormat.table,
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write to a file "
+                   "(needed for parquet).")] = None,
+    max_rows: Annotated[int, typer.Option(help="Rows shown by the table format.")] = 40,
+    write: Annotated[bool, typer.Option("--write", help="Allow statements that change the "
+                     "warehouse or read files (no guard, read-write connection).")] = False,
+    warehouse: WarehouseOpt = None,
+):
+    """Run analyst SQL on the warehouse: one read-only query unless --write."""
+    def body():
+        from .analyst.query import run_sql, write_result
+        from .errors import IrwError
+        if (query is None) == (file is None):
+            raise IrwError('give a query or --file, e.g. irw sql "SELECT * FROM run_score"')
+        text = file.read_text(encoding="utf-8") if file else query
+        table = run_sql(_warehouse_path(warehouse), text, write=write)
+        write_result(table, fmt.value, out=out, max_rows=max_rows)
+    _guard(body)
+
+
 def _data_dir() -> Path:
     from .errors import IrwError
     for cand in (Path(os.environ.get("IRW_DATA", "data")),
