@@ -258,6 +258,32 @@ def sql_cmd(
     _guard(body)
 
 
+@app.command("schema")
+def schema_cmd(
+    name: Annotated[Optional[str], typer.Argument(help="One table, view or macro in full.")]
+    = None,
+    warehouse: Annotated[Optional[Path], typer.Option("--warehouse", "-w", help="Describe this "
+                         "warehouse file (default: the schema of a new warehouse).")] = None,
+):
+    """List the warehouse's tables, views and macros with their columns and docs."""
+    def body():
+        from .analyst.schema_doc import describe, schema_text
+        from .errors import IrwError
+        if warehouse:
+            from .warehouse import connect
+            con = connect(warehouse, read_only=True, create=False)
+            try:
+                relations = describe(con)
+            finally:
+                con.close()
+        else:
+            relations = describe()
+        if name and name not in {r.name for r in relations}:
+            raise IrwError(f"no table, view or macro {name!r} (see `irw schema`)")
+        typer.echo(schema_text(relations, name=name), nl=False)
+    _guard(body)
+
+
 def _data_dir() -> Path:
     from .errors import IrwError
     for cand in (Path(os.environ.get("IRW_DATA", "data")),

@@ -63,3 +63,14 @@ def sample_warehouse(sample_warehouse_template, tmp_path) -> Path:
     path = tmp_path / "wh.duckdb"
     shutil.copy(sample_warehouse_template, path)
     return path
+
+
+@pytest.fixture
+def make_runs():
+    """derived_runs(folder, n, seed) -> list of run files (synthetic, never participant runs)."""
+    return derived_runs
+
+
+@pytest.fixture
+def sample_data() -> Path:
+    return DATA
