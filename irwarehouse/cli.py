@@ -284,6 +284,52 @@ def schema_cmd(
     _guard(body)
 
 
+class ExportFormat(str, Enum):
+    parquet = "parquet"
+    csv = "csv"
+    arrow = "arrow"
+
+
+export_app = typer.Typer(help="Write scores or runs of a campaign as Parquet, CSV or Arrow.",
+                         no_args_is_help=True)
+app.add_typer(export_app, name="export")
+
+
+def _export(kind: str, campaign: str, fmt: ExportFormat, out: Path, measure, warehouse) -> None:
+    def body():
+        from .api import Warehouse
+        with Warehouse(_warehouse_path(warehouse), read_only=True, create=False) as wh:
+            n = wh.export(kind, campaign, out, fmt=fmt.value, measure=measure)
+        typer.echo(f"wrote {n} {kind} rows of campaign {campaign} to {out}", err=True)
+    _guard(body)
+
+
+@export_app.command("scores")
+def export_scores(
+    campaign: Annotated[str, typer.Option("--campaign", "-C", help="Campaign name.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output file.")],
+    fmt: Annotated[ExportFormat, typer.Option("--format", help="File format (arrow = Arrow "
+                   "IPC file).")] = ExportFormat.parquet,
+    measure: Annotated[Optional[str], typer.Option("--measure", "-m", help="Only this stored "
+                       "measure (e.g. map, P_10).")] = None,
+    warehouse: WarehouseOpt = None,
+):
+    """Per-topic scores of a campaign (the topic_score view)."""
+    _export("scores", campaign, fmt, out, measure, warehouse)
+
+
+@export_app.command("runs")
+def export_runs(
+    campaign: Annotated[str, typer.Option("--campaign", "-C", help="Campaign name.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output file.")],
+    fmt: Annotated[ExportFormat, typer.Option("--format", help="File format (arrow = Arrow "
+                   "IPC file).")] = ExportFormat.parquet,
+    warehouse: WarehouseOpt = None,
+):
+    """Ranked rows of every run of a campaign (campaign, run, team, topic, doc, rank, score)."""
+    _export("runs", campaign, fmt, out, None, warehouse)
+
+
 def _data_dir() -> Path:
     from .errors import IrwError
     for cand in (Path(os.environ.get("IRW_DATA", "data")),

@@ -108,7 +108,7 @@ def describe(con: duckdb.DuckDBPyConnection | None = None) -> list[Relation]:
                 params = con.execute("""
                     SELECT parameters FROM duckdb_functions()
                     WHERE database_name <> 'temp' AND function_name = ? LIMIT 1""",
-                                     [name]).fetchone()[0]
+                                     [name]).fetchall()[0][0]
                 rels[name].columns = [(p, "parameter", "") for p in params]
                 continue
             for col, typ in con.execute("""
