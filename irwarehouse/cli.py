@@ -330,6 +330,51 @@ def export_runs(
     _export("runs", campaign, fmt, out, None, warehouse)
 
 
+@ingest_app.command("runs")
+def ingest_runs(
+    folder: Annotated[Path, typer.Argument(help="Folder of TREC run files (may be gzipped).",
+                      exists=True, file_okay=False)],
+    campaign: Annotated[str, typer.Option("--campaign", "-C", help="Campaign name.")],
+    team_pattern: Annotated[Optional[str], typer.Option(
+        help="Regex on the file name; its first group is the team (default: the run name up "
+        "to its first digit or dot).")] = None,
+    glob: Annotated[str, typer.Option(help="Only files matching this glob.")] = "*",
+    year: Annotated[Optional[int], typer.Option(help="Record the campaign's year.")] = None,
+    venue: Annotated[Optional[str], typer.Option(help="Record the campaign's venue.")] = None,
+    replace: Annotated[bool, typer.Option(help="Replace runs of the same name.")] = False,
+    skip_existing: Annotated[bool, typer.Option(help="Skip runs already stored.")] = False,
+    keep_going: Annotated[bool, typer.Option(help="Ingest the good files and list the bad "
+                          "ones at the end (exit 1) instead of stopping.")] = False,
+    keep_first: Annotated[bool, typer.Option(help="Keep the first of duplicate documents.")]
+    = False,
+    warehouse: WarehouseOpt = None,
+):
+    """Ingest every run file of a folder (one transaction per run), with a progress bar."""
+    def body():
+        from .analyst.bulk import StderrProgress, ingest_folder, run_files, set_campaign_info
+        from .api import Warehouse
+        files = run_files(folder, glob)
+        with Warehouse(_warehouse_path(warehouse)) as wh:
+            set_campaign_info(wh.con, campaign, year=year, venue=venue)
+            bar = StderrProgress(len(files), "ingesting runs")
+            result = ingest_folder(wh.con, folder, campaign, team_pattern=team_pattern,
+                                   glob=glob, replace=replace, skip_existing=skip_existing,
+                                   keep_going=keep_going, keep_first=keep_first,
+                                   progress=bar.step)
+        for name, run, team in result.stored:
+            typer.echo(f"{name}\t{run}\tteam={team or ''}")
+        for name, why in result.skipped:
+            typer.echo(f"skipped {name}: {why}", err=True)
+        for name, error in result.failed:
+            typer.echo(f"irw: error: {error}", err=True)
+        typer.echo(f"{len(result.stored)} runs stored in campaign {campaign}"
+                   + (f", {len(result.skipped)} skipped" if result.skipped else "")
+                   + (f", {len(result.failed)} failed" if result.failed else ""), err=True)
+        if result.failed:
+            raise typer.Exit(1)
+    _guard(body)
+
+
 def _data_dir() -> Path:
     from .errors import IrwError
     for cand in (Path(os.environ.get("IRW_DATA", "data")),
