@@ -375,6 +375,32 @@ def ingest_runs(
     _guard(body)
 
 
+@app.command("report")
+def report_cmd(
+    campaign: Annotated[str, typer.Option("--campaign", "-C", help="Campaign name.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for report.html, figures/ "
+                   "and queries/.")],
+    measure: Annotated[Optional[list[str]], typer.Option("--measure", "-m", help="Measure; "
+                       "repeatable; the first one drives the plots. Default: map, P.10, "
+                       "ndcg_cut.10.")] = None,
+    baseline: Annotated[Optional[str], typer.Option(help="Run to compare against (default: "
+                        "the median run by the first measure).")] = None,
+    qrels: Annotated[Optional[str], typer.Option("--qrels", help="Which stored qrels.")] = None,
+    warehouse: WarehouseOpt = None,
+):
+    """Write a self-contained HTML report (plots as PNG/SVG too); missing scores are evaluated
+    and stored first."""
+    def body():
+        from .analyst.report import build_report
+        from .api import Warehouse
+        path = _warehouse_path(warehouse)
+        with Warehouse(path, create=False) as wh:
+            html_path = build_report(wh, campaign, out, measures=measure, baseline=baseline,
+                                     qrels=qrels, warehouse_label=path)
+        typer.echo(f"report written to {html_path}")
+    _guard(body)
+
+
 def _data_dir() -> Path:
     from .errors import IrwError
     for cand in (Path(os.environ.get("IRW_DATA", "data")),
