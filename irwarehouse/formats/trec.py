@@ -47,10 +47,11 @@ def sha256_of(path: Path) -> str:
 
 
 def _open_text(path: Path):
-    raw = open(path, "rb")
-    head = raw.read(2)
-    raw.seek(0)
-    return gzip.open(raw) if head == b"\x1f\x8b" else raw
+    # gzip.open(path), not gzip.open(file object): closing a GzipFile does not close a file
+    # object it was given (a ResourceWarning, an error under filterwarnings=error).
+    with open(path, "rb") as raw:
+        head = raw.read(2)
+    return gzip.open(path) if head == b"\x1f\x8b" else open(path, "rb")
 
 
 def check_readable(path: Path) -> None:
