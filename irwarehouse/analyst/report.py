@@ -150,8 +150,12 @@ def ensure_scores(wh, campaign: str, qrels: str | None, specs: list[str]) -> tup
 
 
 def measure_names(specs: list[str]) -> list[str]:
+    """Stored names of the requested measures, in the order given (the first drives plots)."""
     from ..measures import parse_measures
-    return [req.name for req in parse_measures(specs)]
+    names: list[str] = []
+    for spec in specs:
+        names += [req.name for req in parse_measures([spec]) if req.name not in names]
+    return names
 
 
 def pick_baseline(con, query: Query) -> str:
