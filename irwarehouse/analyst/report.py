@@ -339,6 +339,10 @@ def _run_table(rows: list[dict], measures: list[str]) -> str:
     return f"<table><tr>{head}</tr>{''.join(body)}</table>"
 
 
+def _section(title: str, intro: str, *blocks: str) -> str:
+    return "\n".join([f"<h2>{title}</h2>", f"<p>{intro}</p>", *blocks])
+
+
 def _img(b64: str, alt: str, name: str) -> str:
     return (f'<img alt="{html.escape(alt)}" src="data:image/png;base64,{b64}">'
             f"<p>Files: figures/{name}.png, figures/{name}.svg</p>")
@@ -379,52 +383,60 @@ def build_report(wh, campaign: str, out_dir: str | Path, *, measures: list[str] 
         else None,
     }
     num_topics = len({r["topic"] for r in data["heatmap"]})
-    wh_label = warehouse_label
+    esc = html.escape
+    meta = {
+        "qrels": esc(qrels_name), "evaluation options": f"<code>{esc(options)}</code>",
+        "runs / topics": f"{len(runs)} / {num_topics}", "measures": esc(", ".join(names)),
+        "baseline": esc(baseline), "warehouse": esc(warehouse_label),
+        "generated": f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M UTC}",
+    }
+
+    def sql(name: str) -> str:
+        return _sql_block(queries[name], warehouse_label)
+
+    sig_columns = ["measure", "run", "num_topics", "mean_delta", "ci_low", "ci_high", "t",
+                   "significant", "wins", "losses", "ties"]
+    deltas_img = (_img(images["deltas"], "per-topic differences", "deltas")
+                  if images["deltas"] else "<p>(no other run)</p>")
+    sections = [
+        _section("Runs: means with 95% confidence intervals",
+                 "Mean over topics and the t-based 95% interval mean ± t(0.975, n−1)·sd/√n "
+                 "(view <code>run_mean_ci</code>). Sorted by the first measure.",
+                 _run_table(data["run_means"], names), sql("run_means"),
+                 _img(images["means"], f"means of {first}", "means_ci")),
+        _section(f"Per-topic heat map ({esc(first)})",
+                 "Runs (best on top) by topics (hardest first).",
+                 _img(images["heatmap"], "heat map", "heatmap"), sql("heatmap")),
+        _section("Precision-recall curves (11-point interpolated)",
+                 "Mean interpolated precision at recall 0.0, 0.1, …, 1.0 (trec_eval "
+                 "<code>iprec_at_recall</code>).",
+                 _img(images["pr"], "precision-recall curves", "pr_curves"),
+                 _table(_pr_pivot(data["pr_curves"]),
+                        ["run"] + [f"{x / 10:.1f}" for x in range(11)]),
+                 sql("pr_curves")),
+        _section(f"Per-topic differences against {esc(baseline)} ({esc(first)})",
+                 "One bar per topic: run − baseline, topics sorted by the difference "
+                 "(macro <code>run_delta</code>).", deltas_img, sql("deltas")),
+        _section(f"Significance against {esc(baseline)}",
+                 "Paired t test on the per-topic differences, two-sided, α = 0.05, no "
+                 "correction for multiple comparisons: bold rows have a 95% interval of the "
+                 "mean difference that excludes 0. wins/losses/ties count topics.",
+                 _table(data["significance"], sig_columns, highlight="significant"),
+                 sql("significance")),
+        _section(f"Hardest topics ({esc(first)})",
+                 "The ten topics with the lowest mean over runs (view "
+                 "<code>topic_difficulty</code>).",
+                 _table(data["hard_topics"], ["topic", "num_runs", "mean", "sd", "min",
+                                              "median", "max"]),
+                 sql("hard_topics")),
+    ]
+    meta_rows = "".join(f"<tr><td>{k}</td><td>{v}</td></tr>" for k, v in meta.items())
     parts = [
-        f"<!doctype html><html><head><meta charset='utf-8'><title>irw report: "
-        f"{html.escape(campaign)}</title><style>{_CSS}</style></head><body>",
-        f"<h1>Campaign {html.escape(campaign)}</h1>",
-        "<table class=meta>"
-        f"<tr><td>qrels</td><td>{html.escape(qrels_name)}</td></tr>"
-        f"<tr><td>evaluation options</td><td><code>{html.escape(options)}</code></td></tr>"
-        f"<tr><td>runs / topics</td><td>{len(runs)} / {num_topics}</td></tr>"
-        f"<tr><td>measures</td><td>{html.escape(', '.join(names))}</td></tr>"
-        f"<tr><td>baseline</td><td>{html.escape(baseline)}</td></tr>"
-        f"<tr><td>warehouse</td><td>{html.escape(wh_label)}</td></tr>"
-        f"<tr><td>generated</td><td>{datetime.now(timezone.utc):%Y-%m-%d %H:%M UTC}</td></tr>"
-        "</table>",
-        "<h2>Runs: means with 95% confidence intervals</h2>",
-        "<p>Mean over topics and the t-based 95% interval mean ± t(0.975, n−1)·sd/√n "
-        "(view <code>run_mean_ci</code>). Sorted by the first measure.</p>",
-        _run_table(data["run_means"], names), _sql_block(queries["run_means"], wh_label),
-        _img(images["means"], f"means of {first}", "means_ci"),
-        f"<h2>Per-topic heat map ({html.escape(first)})</h2>",
-        "<p>Runs (best on top) by topics (hardest first).</p>",
-        _img(images["heatmap"], "heat map", "heatmap"), _sql_block(queries["heatmap"], wh_label),
-        "<h2>Precision-recall curves (11-point interpolated)</h2>",
-        "<p>Mean interpolated precision at recall 0.0, 0.1, …, 1.0 (trec_eval "
-        "<code>iprec_at_recall</code>).</p>",
-        _img(images["pr"], "precision-recall curves", "pr_curves"),
-        _table(_pr_pivot(data["pr_curves"]), ["run"] + [f"{x / 10:.1f}" for x in range(11)]),
-        _sql_block(queries["pr_curves"], wh_label),
-        f"<h2>Per-topic differences against {html.escape(baseline)} "
-        f"({html.escape(first)})</h2>",
-        "<p>One bar per topic: run − baseline, topics sorted by the difference "
-        "(macro <code>run_delta</code>).</p>",
-        _img(images["deltas"], "per-topic differences", "deltas") if images["deltas"]
-        else "<p>(no other run)</p>",
-        _sql_block(queries["deltas"], wh_label),
-        f"<h2>Significance against {html.escape(baseline)}</h2>",
-        "<p>Paired t test on the per-topic differences, two-sided, α = 0.05, no correction "
-        "for multiple comparisons: bold rows have a 95% interval of the mean difference that "
-        "excludes 0. wins/losses/ties count topics.</p>",
-        _table(data["significance"], ["measure", "run", "num_topics", "mean_delta", "ci_low",
-                                      "ci_high", "t", "significant", "wins", "losses", "ties"],
-               highlight="significant"),
-        _sql_block(queries["significance"], wh_label),
-        f"<h2>Hardest topics ({html.escape(first)})</h2>",
-        _table(data["hard_topics"], ["topic", "num_runs", "mean", "sd", "min", "median", "max"]),
-        _sql_block(queries["hard_topics"], wh_label),
+        (f"<!doctype html><html><head><meta charset='utf-8'><title>irw report: "
+         f"{esc(campaign)}</title><style>{_CSS}</style></head><body>"),
+        f"<h1>Campaign {esc(campaign)}</h1>",
+        f"<table class=meta>{meta_rows}</table>",
+        *sections,
         "</body></html>",
     ]
     path = out / "report.html"

@@ -15,7 +15,7 @@ import duckdb
 from ..sqlassets import read_sql
 
 _CREATE_RE = re.compile(r"^CREATE\s+(?:OR\s+REPLACE\s+)?(?:TABLE|VIEW|MACRO)\s+"
-                        r"(?:IF\s+NOT\s+EXISTS\s+)?(\w+)", re.I)
+                        r"(?:IF\s+NOT\s+EXISTS\s+)?(\w+)", re.IGNORECASE)
 _COLUMN_RE = re.compile(r"^\s+(\w+)\s+[A-Z].*?--\s*(.+)$")
 
 

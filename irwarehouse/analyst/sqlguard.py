@@ -50,9 +50,9 @@ _WRITE_NODES = ("Create", "Drop", "Insert", "Update", "Delete", "Merge", "Copy",
                 "Detach", "Install", "Pragma", "Set", "Command", "Use", "Transaction", "Commit",
                 "Rollback", "Alter", "TruncateTable", "LoadData", "Export", "Import")
 
-_URL = re.compile(r"^[a-z][a-z0-9+.-]*://", re.I)
+_URL = re.compile(r"^[a-z][a-z0-9+.-]*://", re.IGNORECASE)
 _FILE_EXT = re.compile(r"\.(csv|tsv|txt|json|jsonl|ndjson|parquet|arrow|feather|ipc|db|duckdb|"
-                       r"sqlite|xlsx|gz|zst|bz2|xz|avro|orc)$", re.I)
+                       r"sqlite|xlsx|gz|zst|bz2|xz|avro|orc)$", re.IGNORECASE)
 
 
 def function_denied(name: str) -> bool:
@@ -120,16 +120,16 @@ def _check_with_sqlglot(text: str) -> None:
             for name in _sqlglot_function_names(node):
                 if function_denied(name):
                     _refuse(f"function {name.lower()}() reads files, the network or runs SQL text")
-            if isinstance(node.parent, exp.Table) or isinstance(node.parent, exp.From):
+            if isinstance(node.parent, (exp.Table, exp.From)):
                 for lit in node.find_all(exp.Literal):
                     if lit.is_string and looks_like_file(lit.name):
                         _refuse(f"table function argument {lit.name!r} names a file or URL")
-        if isinstance(node, exp.Literal) and node.is_string and _URL.match(node.name):
-            if isinstance(node.parent, exp.Func):
-                _refuse(f"URL {node.name!r} passed to a function")
-        if isinstance(node, exp.Table) and isinstance(node.this, exp.Identifier):
-            if looks_like_file(node.name):
-                _refuse(f"table {node.name!r} names a file or URL")
+        if (isinstance(node, exp.Literal) and node.is_string and _URL.match(node.name)
+                and isinstance(node.parent, exp.Func)):
+            _refuse(f"URL {node.name!r} passed to a function")
+        if (isinstance(node, exp.Table) and isinstance(node.this, exp.Identifier)
+                and looks_like_file(node.name)):
+            _refuse(f"table {node.name!r} names a file or URL")
 
 
 def _sqlglot_function_names(node) -> Iterator[str]:
@@ -138,8 +138,7 @@ def _sqlglot_function_names(node) -> Iterator[str]:
         yield str(node.this)
         return
     yield node.key
-    for name in getattr(type(node), "sql_names", lambda: [])():
-        yield name
+    yield from getattr(type(node), "sql_names", list)()
 
 
 # -- DuckDB's own parser -----------------------------------------------------------------------

@@ -68,7 +68,7 @@ def write_stream(reader: pa.RecordBatchReader, fmt: str, out: str | Path) -> int
                     writer.write_batch(batch)
                     rows += batch.num_rows
         else:
-            import pyarrow.ipc as ipc
+            from pyarrow import ipc
             with ipc.new_file(str(tmp), reader.schema) as writer:
                 for batch in reader:
                     writer.write_batch(batch)

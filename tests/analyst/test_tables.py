@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pyarrow as pa
 import pyarrow.csv as pacsv
-import pyarrow.ipc as ipc
 import pyarrow.parquet as pq
 import pytest
+from pyarrow import ipc
 from typer.testing import CliRunner
 
 from irwarehouse.api import Warehouse
