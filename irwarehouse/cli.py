@@ -330,6 +330,11 @@ def export_runs(
     _export("runs", campaign, fmt, out, None, warehouse)
 
 
+class RunNames(str, Enum):
+    tag = "tag"
+    file = "file"
+
+
 @ingest_app.command("runs")
 def ingest_runs(
     folder: Annotated[Path, typer.Argument(help="Folder of TREC run files (may be gzipped).",
@@ -339,6 +344,8 @@ def ingest_runs(
         help="Regex on the file name; its first group is the team (default: the run name up "
         "to its first digit or dot).")] = None,
     glob: Annotated[str, typer.Option(help="Only files matching this glob.")] = "*",
+    names: Annotated[RunNames, typer.Option(help="Name runs by their run tag or by their "
+                     "file name (for runs that share a tag).")] = RunNames.tag,
     year: Annotated[Optional[int], typer.Option(help="Record the campaign's year.")] = None,
     venue: Annotated[Optional[str], typer.Option(help="Record the campaign's venue.")] = None,
     replace: Annotated[bool, typer.Option(help="Replace runs of the same name.")] = False,
@@ -360,7 +367,7 @@ def ingest_runs(
             result = ingest_folder(wh.con, folder, campaign, team_pattern=team_pattern,
                                    glob=glob, replace=replace, skip_existing=skip_existing,
                                    keep_going=keep_going, keep_first=keep_first,
-                                   progress=bar.step)
+                                   names=names.value, progress=bar.step)
         for name, run, team in result.stored:
             typer.echo(f"{name}\t{run}\tteam={team or ''}")
         for name, why in result.skipped:

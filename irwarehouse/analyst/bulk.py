@@ -20,6 +20,9 @@ from ..formats.trec import sha256_of, stage_run
 from ..ingest import campaign_id, store_staged_run, transaction
 
 DEFAULT_TEAM_PATTERN = r"^([^0-9.]+)"
+NAME_SOURCES = ("tag", "file")
+_COMPRESSED = (".gz", ".bz2", ".xz", ".zst")
+_RUN_SUFFIXES = (".txt", ".run", ".res", ".trec", ".tsv")
 
 
 @dataclass
@@ -50,6 +53,18 @@ def team_of(file_name: str, run_name: str, pattern: str | None) -> str | None:
     return m.group(1) if m and m.group(1) else None
 
 
+def run_name_from_file(file_name: str) -> str:
+    """A run name from its file name: compression and run-file suffixes removed
+    (`rm.results-cata.txt.gz` -> `rm.results-cata`)."""
+    name = file_name
+    for suffixes in (_COMPRESSED, _RUN_SUFFIXES):
+        for suffix in suffixes:
+            if name.lower().endswith(suffix) and len(name) > len(suffix):
+                name = name[: -len(suffix)]
+                break
+    return name
+
+
 def set_campaign_info(con: duckdb.DuckDBPyConnection, campaign: str, *, year: int | None = None,
                       venue: str | None = None) -> None:
     """Create the campaign if new and record its year and venue (when given)."""
@@ -64,9 +79,13 @@ def set_campaign_info(con: duckdb.DuckDBPyConnection, campaign: str, *, year: in
 def ingest_folder(con: duckdb.DuckDBPyConnection, folder: Path, campaign: str, *,
                   team_pattern: str | None = None, glob: str = "*", replace: bool = False,
                   skip_existing: bool = False, keep_going: bool = False,
-                  keep_first: bool = False,
+                  keep_first: bool = False, names: str = "tag",
                   progress: Callable[[Path], None] | None = None) -> FolderResult:
-    """Store every run file of `folder` in `campaign`; `progress(file)` after each file."""
+    """Store every run file of `folder` in `campaign`; `progress(file)` after each file.
+    Runs are named by their run tag (`names="tag"`) or their file name (`"file"`, for
+    folders whose runs share a tag)."""
+    if names not in NAME_SOURCES:
+        raise WarehouseError(f"runs are named by one of {', '.join(NAME_SOURCES)}, not {names!r}")
     if team_pattern:
         try:
             re.compile(team_pattern)
@@ -75,7 +94,8 @@ def ingest_folder(con: duckdb.DuckDBPyConnection, folder: Path, campaign: str, *
     result = FolderResult()
     for path in run_files(folder, glob):
         try:
-            _one(con, path, campaign, team_pattern, replace, skip_existing, keep_first, result)
+            _one(con, path, campaign, team_pattern, replace, skip_existing, keep_first, names,
+                 result)
         except IrwError as exc:
             if not keep_going:
                 raise
@@ -87,8 +107,13 @@ def ingest_folder(con: duckdb.DuckDBPyConnection, folder: Path, campaign: str, *
 
 
 def _one(con, path: Path, campaign: str, team_pattern, replace, skip_existing, keep_first,
-         result: FolderResult) -> None:
+         names: str, result: FolderResult) -> None:
     tag = stage_run(con, path, keep_first=keep_first)
+    if names == "file":
+        tag = run_name_from_file(path.name)
+    elif any(tag == run for _, run, _ in result.stored):
+        raise WarehouseError(f"{path.name}: run tag {tag!r} was already used by another file "
+                             "of this folder; name runs by file with --names file")
     digest = sha256_of(path)
     if skip_existing:
         old = con.execute("""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
-from irwarehouse.analyst.bulk import team_of
+from irwarehouse.analyst.bulk import run_name_from_file, team_of
 from irwarehouse.api import Warehouse
 from irwarehouse.cli import app
 
@@ -70,3 +70,27 @@ def test_not_a_folder_or_empty(tmp_path):
     res = CliRunner().invoke(app, ["ingest", "runs", str(tmp_path / "empty"), "-C", "c", "-w",
                                    str(tmp_path / "wh.duckdb")])
     assert res.exit_code == 1 and "no run files" in res.output
+
+
+def test_runs_sharing_a_tag_need_file_names(tmp_path, make_runs):
+    folder = tmp_path / "same"
+    folder.mkdir()
+    for i, path in enumerate(make_runs(folder, n=2)):
+        text = path.read_text().replace(f" sys{i + 1}\n", " indri\n")
+        (folder / f"{'ab'[i]}.results-{i}.txt.gz").write_bytes(__import__("gzip").compress(
+            text.encode()))
+        path.unlink()
+    wh = tmp_path / "wh.duckdb"
+    base = ["ingest", "runs", str(folder), "-C", "c", "-w", str(wh)]
+    res = CliRunner().invoke(app, base)
+    assert res.exit_code == 1 and "--names file" in res.output
+    res = CliRunner().invoke(app, base + ["--names", "file", "--skip-existing"])
+    assert res.exit_code == 0, res.output
+    assert _runs(wh) == [("a.results-0", "a"), ("b.results-1", "b"), ("indri", "indri")]
+
+
+def test_run_name_from_file():
+    assert run_name_from_file("rm.results-cata.txt.gz") == "rm.results-cata"
+    assert run_name_from_file("input.MU03rob01.gz") == "input.MU03rob01"
+    assert run_name_from_file("sys1.run") == "sys1"
+    assert run_name_from_file(".gz") == ".gz"

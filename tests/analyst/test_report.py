@@ -63,6 +63,20 @@ def test_report_errors_are_one_line(sample_warehouse, tmp_path):
     assert res.exit_code == 1 and "no runs in campaign 'nope'" in res.output
 
 
+def test_report_with_a_single_run(tmp_path, sample_data):
+    """One run: no baseline comparison, the rest of the report still there."""
+    wh_path = tmp_path / "one.duckdb"
+    with Warehouse(wh_path) as wh:
+        wh.ingest_qrels(sample_data / "qrels.test", "one")
+        wh.ingest_run(sample_data / "runs" / "STANDARD.results.test", "one")
+    out = tmp_path / "r"
+    res = CliRunner().invoke(app, ["report", "-w", str(wh_path), "-C", "one", "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    html = (out / "report.html").read_text()
+    assert "(no other run)" in html and html.count("data:image/png;base64,") == 3
+    assert not (out / "figures" / "deltas.png").exists()
+
+
 def _screenshot(html, png, profile):
     subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu",
                     "--disable-background-networking", "--disable-component-update",
@@ -77,10 +91,10 @@ def test_end_to_end_sample_and_trec2003_robust(tmp_path, make_runs, sample_data)
     """Two campaigns in one warehouse, evaluated by the report itself, lined up by the
     cross-campaign view; the robust report is opened in headless Chromium when installed."""
     from pathlib import Path
-    robust = Path(__file__).resolve().parents[2].parent / "shared" / "realdata" / \
-        "trec2003_robust"
-    if not (robust / "runs").is_dir():
-        pytest.skip("../shared/realdata/trec2003_robust is not present")
+    realdata = Path(__file__).resolve().parents[2].parent / "shared" / "realdata"
+    robust, web = realdata / "trec2003_robust", realdata / "trec2012_web_diversity"
+    if not (robust / "runs").is_dir() or not (web / "runs").is_dir():
+        pytest.skip("../shared/realdata (trec2003_robust, trec2012_web_diversity) is not present")
     wh_path = tmp_path / "wh.duckdb"
     runner = CliRunner()
     sample_runs = tmp_path / "sample_runs"
@@ -93,12 +107,16 @@ def test_end_to_end_sample_and_trec2003_robust(tmp_path, make_runs, sample_data)
         ["ingest", "qrels", str(robust / "qrels" / "robust03_qrels.txt"), "-C", "robust03"],
         ["ingest", "runs", str(robust / "runs"), "-C", "robust03", "--year", "2003",
          "--venue", "TREC", "--team-pattern", r"^input\.([A-Za-z]+)"],
+        ["ingest", "qrels", str(web / "qrels" / "qrels.adhoc.txt"), "-C", "web2012"],
+        # the eight baselines all carry the tag "indri": name them by file
+        ["ingest", "runs", str(web / "runs"), "-C", "web2012", "--year", "2012",
+         "--names", "file"],
     ]
     for step in steps:
         res = runner.invoke(app, step + ["-w", str(wh_path)])
         assert res.exit_code == 0, (step, res.output)
     reports = {}
-    for campaign in ("sample", "robust03"):
+    for campaign in ("sample", "robust03", "web2012"):
         out = tmp_path / f"report-{campaign}"
         res = runner.invoke(app, ["report", "-w", str(wh_path), "-C", campaign, "-o", str(out)])
         assert res.exit_code == 0, res.output
@@ -113,7 +131,11 @@ def test_end_to_end_sample_and_trec2003_robust(tmp_path, make_runs, sample_data)
             """).fetchall()[0][0]
         official = wh.con.execute("""SELECT mean FROM run_score
             WHERE campaign = 'robust03' AND run = 'aplrob03a' AND measure = 'map'""").fetchall()
-    assert lined_up == [(2003, 17, 17), (2024, 3, 3)]
+        families = wh.con.execute("""SELECT family, count(*) FROM cross_campaign
+            WHERE campaign = 'web2012' AND measure = 'map' GROUP BY family ORDER BY family
+            """).fetchall()
+    assert lined_up == [(2003, 17, 17), (2012, 8, 8), (2024, 3, 3)]
+    assert families == [("ql", 4), ("rm", 4)]
     assert pr_rows == 17 * 100 * 11                             # evaluated by the report
     assert official[0][0] == pytest.approx(0.2998, abs=5e-5)    # NIST official MAP
     if not shutil.which(CHROMIUM):
