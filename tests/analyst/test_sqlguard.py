@@ -24,6 +24,9 @@ ALLOWED = [
     "SELECT split_part(source_path, '/', -1) FROM run",   # a '/' in a string is fine
     "SELECT 1 -- a comment; DROP TABLE run",              # the DROP is inside the comment
     "SELECT 1; ",                                         # a trailing semicolon
+    "SELECT 1 /* /* nested */ ; DROP TABLE run */",       # DuckDB nests block comments
+    "SELECT $$ ; DROP TABLE run $$",                      # a dollar-quoted string
+    "SELECT * FROM run_info WHERE run = 'a;DROP TABLE run'",
 ]
 
 REFUSED = {
@@ -53,6 +56,9 @@ REFUSED = {
     "SELECT 1 /* hidden */; DROP TABLE run": "2 statements",
     "SELECT 1 -- hidden\n; DROP TABLE run": "2 statements",
     "/* SELECT 1; */ DROP TABLE run": "DROP",
+    "SELECT 1 /* /* nested */ */; DROP TABLE run": "2 statements",
+    "WITH x AS (DELETE FROM run RETURNING *) SELECT * FROM x": "DELETE",
+    "SELECT * FROM duckdb_secrets()": "duckdb_secrets",
     "INSTALL httpfs": "INSTALL",
     "LOAD httpfs": "LOAD",
     "PRAGMA show_tables": "PRAGMA",
