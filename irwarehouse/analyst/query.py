@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import sys
 from pathlib import Path
 
@@ -16,6 +17,9 @@ from ..warehouse import connect
 from .sqlguard import check_query
 
 OUTPUT_FORMATS = ("table", "csv", "json", "parquet")
+ANALYST_RELATIONS = frozenset({"run_family", "run_mean_ci", "topic_difficulty", "run_delta",
+                               "run_delta_summary", "cross_campaign", "campaign_measure",
+                               "t_quantile_975", "t_cornish_fisher"})
 
 # Settings applied to a read-only analyst connection, then locked: the second wall behind
 # the sqlguard checks (no file system or network access, no extension loading).
@@ -50,7 +54,12 @@ def run_sql(path: str | Path, text: str, *, write: bool = False) -> pa.Table:
                 return pa.table({"ok": pa.array([True])})
             return relation.to_arrow_table()
         except duckdb.Error as exc:
-            raise IrwError(f"query failed: {str(exc).splitlines()[0]}") from None
+            message = str(exc).splitlines()[0]
+            missing = re.search(r"with name (\w+) does not exist", message)
+            if missing and missing.group(1) in ANALYST_RELATIONS:
+                message += (f" ({missing.group(1)} is an analyst view added after this "
+                            "warehouse was made: run `irw init -w FILE` once)")
+            raise IrwError(f"query failed: {message}") from None
     finally:
         con.close()
 

@@ -178,3 +178,13 @@ def test_table_output_truncates_rows_and_cells(sample_warehouse):
 def test_write_flag_allows_changes(sample_warehouse):
     run_sql(sample_warehouse, "CREATE TABLE note AS SELECT 'hello' AS text", write=True)
     assert run_sql(sample_warehouse, "SELECT * FROM note").to_pylist() == [{"text": "hello"}]
+
+
+def test_missing_analyst_view_names_the_fix(sample_warehouse):
+    from irwarehouse.errors import IrwError
+    run_sql(sample_warehouse, "DROP VIEW campaign_measure", write=True)   # as an older file
+    with pytest.raises(IrwError, match=r"irw init -w FILE"):
+        run_sql(sample_warehouse, "SELECT * FROM campaign_measure")
+    with pytest.raises(IrwError) as info:
+        run_sql(sample_warehouse, "SELECT * FROM nosuch")
+    assert "irw init" not in str(info.value)
