@@ -6,7 +6,7 @@ beside it (in a <details> block, with its parameters written in as literals, rea
 
 Contents: per-run means with t-based 95% confidence intervals; a per-topic heat map (runs x
 topics); 11-point interpolated precision-recall curves (from the stored iprec_at_recall
-scores, evaluated first when missing); per-topic difference bars of every run against a
+scores, evaluated first when missing); P@k and nDCG@k by rank cutoff; per-topic difference bars of every run against a
 baseline (TREC's per-topic "precision histograms"); a paired t table against the baseline;
 the hardest topics.
 """
@@ -25,6 +25,10 @@ from ..errors import IrwError, WarehouseError
 
 DEFAULT_MEASURES = ("map", "P.10", "ndcg_cut.10")
 PR_SPEC = "iprec_at_recall"
+# trec_eval's default cutoffs (5, 10, 15, 20, 30, 100, 200, 500, 1000) of P and ndcg_cut,
+# for the by-rank curves.
+RANK_CUTOFFS = "5,10,15,20,30,100,200,500,1000"
+RANK_SPECS = (f"P.{RANK_CUTOFFS}", f"ndcg_cut.{RANK_CUTOFFS}")
 
 
 # -- queries -----------------------------------------------------------------------------------
@@ -81,6 +85,16 @@ def _queries(campaign: str, qrels: str, options: str, measures: list[str], first
           AND family = 'interpolated' AND starts_with(measure, 'iprec_at_recall_')
         GROUP BY run, recall
         ORDER BY run, recall""", base),
+        "by_rank": Query("by_rank", """
+        SELECT run, CASE WHEN family = 'precision' THEN 'P@k' ELSE 'nDCG@k' END AS curve,
+               CAST(split_part(params, '=', 2) AS INTEGER) AS k, avg(value) AS mean,
+               count(*) AS num_topics
+        FROM topic_score
+        WHERE campaign = $campaign AND qrels = $qrels AND options = $options
+          AND (regexp_full_match(measure, 'P_[0-9]+')
+               OR regexp_full_match(measure, 'ndcg_cut_[0-9]+'))
+        GROUP BY ALL
+        ORDER BY run, curve, k""", base),
         "deltas": Query("deltas", """
         SELECT run, topic, value, baseline_value, delta
         FROM run_delta($baseline, $measure, campaign_name := $campaign)
@@ -232,16 +246,13 @@ def plot_pr(rows: list[dict], folder: Path) -> str:
     fig = _figure(7, 5)
     ax = fig.subplots()
     runs = sorted({r["run"] for r in rows})
-    try:
-        from matplotlib import colormaps
-        cmap = colormaps["tab20"]
-    except (ImportError, KeyError):                             # pragma: no cover
-        cmap = None
+    from matplotlib import colormaps
+    cmap = colormaps["tab20"]
     styles = ["-", "--", ":", "-."]
     for i, run in enumerate(runs):
         pts = sorted((r["recall"], r["precision"]) for r in rows if r["run"] == run)
         ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=".", label=run,
-                linestyle=styles[(i // 20) % 4], color=cmap(i % 20) if cmap else None)
+                linestyle=styles[(i // 20) % 4], color=cmap(i % 20))
     ax.set_xlabel("recall")
     ax.set_ylabel("interpolated precision")
     ax.set_xlim(0, 1)
@@ -249,6 +260,29 @@ def plot_pr(rows: list[dict], folder: Path) -> str:
     ax.grid(alpha=0.3)
     ax.legend(fontsize=6, ncols=2 if len(runs) > 10 else 1, loc="upper right")
     return _save(fig, folder, "pr_curves")
+
+
+def plot_by_rank(rows: list[dict], folder: Path) -> str:
+    """Mean P@k and nDCG@k against the cutoff k (log scale), one line per run."""
+    fig = _figure(12, 4.5)
+    axes = fig.subplots(1, 2, sharey=True)
+    runs = sorted({r["run"] for r in rows})
+    from matplotlib import colormaps
+    cmap = colormaps["tab20"]
+    for ax, curve in zip(axes, ("P@k", "nDCG@k")):
+        for i, run in enumerate(runs):
+            pts = sorted((r["k"], r["mean"]) for r in rows
+                         if r["run"] == run and r["curve"] == curve)
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=".", label=run,
+                    color=cmap(i % 20), linestyle=("-", "--", ":", "-.")[(i // 20) % 4])
+        ax.set_xscale("log")
+        ax.set_xlabel("rank cutoff k")
+        ax.set_title(curve, fontsize=9)
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("mean over topics")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize=6, loc="outside right upper")
+    return _save(fig, folder, "by_rank")
 
 
 def plot_deltas(rows: list[dict], measure: str, baseline: str, folder: Path) -> str:
@@ -360,7 +394,8 @@ def build_report(wh, campaign: str, out_dir: str | Path, *, measures: list[str] 
                              WHERE c.name = ? ORDER BY r.name""", [campaign]).fetchall()
     if not runs:
         raise WarehouseError(f"no runs in campaign {campaign!r}")
-    qrels_name, options = ensure_scores(wh, campaign, qrels, specs + [PR_SPEC])
+    qrels_name, options = ensure_scores(wh, campaign, qrels,
+                                        specs + [PR_SPEC, *RANK_SPECS])
     first = names[0]
     probe = _queries(campaign, qrels_name, options, names, first, "")["run_means"]
     if baseline is None:
@@ -379,6 +414,7 @@ def build_report(wh, campaign: str, out_dir: str | Path, *, measures: list[str] 
         "means": plot_means(data["run_means"], first, figures),
         "heatmap": plot_heatmap(data["heatmap"], first, figures),
         "pr": plot_pr(data["pr_curves"], figures),
+        "by_rank": plot_by_rank(data["by_rank"], figures),
         "deltas": plot_deltas(data["deltas"], first, baseline, figures) if data["deltas"]
         else None,
     }
@@ -414,6 +450,10 @@ def build_report(wh, campaign: str, out_dir: str | Path, *, measures: list[str] 
                  _table(_pr_pivot(data["pr_curves"]),
                         ["run"] + [f"{x / 10:.1f}" for x in range(11)]),
                  sql("pr_curves")),
+        _section("Precision and nDCG by rank cutoff",
+                 "Mean P@k and nDCG@k at trec_eval's cutoffs 5 … 1000 (log scale).",
+                 _img(images["by_rank"], "P@k and nDCG@k by cutoff", "by_rank"),
+                 sql("by_rank")),
         _section(f"Per-topic differences against {esc(baseline)} ({esc(first)})",
                  "One bar per topic: run − baseline, topics sorted by the difference "
                  "(macro <code>run_delta</code>).", deltas_img, sql("deltas")),

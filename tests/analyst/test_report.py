@@ -15,7 +15,7 @@ from irwarehouse.api import Warehouse
 from irwarehouse.cli import app
 
 CHROMIUM = "/usr/bin/chromium"
-FIGURES = ["means_ci", "heatmap", "pr_curves", "deltas"]
+FIGURES = ["means_ci", "heatmap", "pr_curves", "by_rank", "deltas"]
 
 
 def _check_report(out, warehouse):
@@ -26,7 +26,7 @@ def _check_report(out, warehouse):
         assert (out / "figures" / f"{name}.png").stat().st_size > 5_000
         assert (out / "figures" / f"{name}.svg").read_text().lstrip().startswith("<?xml")
     queries = sorted((out / "queries").glob("*.sql"))
-    assert len(queries) == 6
+    assert len(queries) == 7
     assert html.count("<details>") == len(queries)
     # every shown query runs through the guarded `irw sql` and gives the numbers shown
     for path in queries:
@@ -73,7 +73,7 @@ def test_report_with_a_single_run(tmp_path, sample_data):
     res = CliRunner().invoke(app, ["report", "-w", str(wh_path), "-C", "one", "-o", str(out)])
     assert res.exit_code == 0, res.output
     html = (out / "report.html").read_text()
-    assert "(no other run)" in html and html.count("data:image/png;base64,") == 3
+    assert "(no other run)" in html and html.count("data:image/png;base64,") == 4
     assert not (out / "figures" / "deltas.png").exists()
 
 
