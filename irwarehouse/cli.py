@@ -458,6 +458,7 @@ def report_cmd(
     baseline: Annotated[Optional[str], typer.Option(help="Run to compare against (default: "
                         "the median run by the first measure).")] = None,
     qrels: Annotated[Optional[str], typer.Option("--qrels", help="Which stored qrels.")] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the randomised Tukey HSD test.")] = 1,
     warehouse: WarehouseOpt = None,
 ):
     """Write a self-contained HTML report (plots as PNG/SVG too); missing scores are evaluated
@@ -468,7 +469,7 @@ def report_cmd(
         path = _warehouse_path(warehouse)
         with Warehouse(path, create=False) as wh:
             html_path = build_report(wh, campaign, out, measures=measure, baseline=baseline,
-                                     qrels=qrels, warehouse_label=path)
+                                     qrels=qrels, warehouse_label=path, seed=seed)
         typer.echo(f"report written to {html_path}")
     _guard(body)
 

@@ -8,7 +8,8 @@ Contents: per-run means with t-based 95% confidence intervals; a per-topic heat 
 topics); 11-point interpolated precision-recall curves (from the stored iprec_at_recall
 scores, evaluated first when missing); P@k and nDCG@k by rank cutoff; per-topic difference bars of every run against a
 baseline (TREC's per-topic "precision histograms"); a paired t table against the baseline;
-the hardest topics.
+a randomised Tukey HSD table of all pairs (irwarehouse.stats, when present); the hardest
+topics.
 """
 
 from __future__ import annotations
@@ -180,6 +181,28 @@ def pick_baseline(con, query: Query) -> str:
         means.setdefault(row["run"], row["mean"])
     ranked = sorted(means, key=lambda r: (means[r] is None, means[r] or 0, r))
     return ranked[(len(ranked) - 1) // 2]
+
+
+def tukey_text(rows: list[dict], measure: str, *, seed: int, B: int = 5000) -> str | None:
+    """All pairs of runs under the randomised Tukey HSD test of irwarehouse.stats, on the
+    topics every run has (the heat map query's values), as `irw compare` prints it. None when
+    there are fewer than two runs or the stats package is not available."""
+    try:
+        import numpy as np
+
+        from ..compare import table_text
+        from ..matrix import ScoreMatrix
+        from ..stats import compare_all
+    except ImportError:
+        return None
+    cells = {(r["run"], r["topic"]): r["value"] for r in rows if r["value"] is not None}
+    runs = sorted({run for run, _ in cells})
+    topics = sorted({t for _, t in cells if all((run, t) in cells for run in runs)})
+    if len(runs) < 2 or len(topics) < 2:
+        return None
+    values = np.array([[cells[(run, t)] for run in runs] for t in topics], dtype=float)
+    comparison = compare_all(values, runs, test="tukey", B=B, rng=seed)
+    return table_text(comparison, ScoreMatrix(values, topics, runs, measure))
 
 
 # -- figures -------------------------------------------------------------------------------------
@@ -373,6 +396,11 @@ def _run_table(rows: list[dict], measures: list[str]) -> str:
     return f"<table><tr>{head}</tr>{''.join(body)}</table>"
 
 
+def _python_block(text: str) -> str:
+    return (f"<details><summary>How these numbers were computed</summary>"
+            f"<pre>{html.escape(text)}</pre></details>")
+
+
 def _section(title: str, intro: str, *blocks: str) -> str:
     return "\n".join([f"<h2>{title}</h2>", f"<p>{intro}</p>", *blocks])
 
@@ -385,7 +413,7 @@ def _img(b64: str, alt: str, name: str) -> str:
 # -- the report ----------------------------------------------------------------------------------
 def build_report(wh, campaign: str, out_dir: str | Path, *, measures: list[str] | None = None,
                  baseline: str | None = None, qrels: str | None = None,
-                 warehouse_label: str = "irw.duckdb") -> Path:
+                 warehouse_label: str = "irw.duckdb", seed: int = 1) -> Path:
     """Write out_dir/report.html (self-contained), figures/*.png|svg and queries/*.sql.
     Evaluates (and stores) measures the warehouse lacks. Returns the HTML path."""
     specs = list(measures or DEFAULT_MEASURES)
@@ -419,6 +447,7 @@ def build_report(wh, campaign: str, out_dir: str | Path, *, measures: list[str] 
         else None,
     }
     num_topics = len({r["topic"] for r in data["heatmap"]})
+    tukey = tukey_text(data["heatmap"], first, seed=seed)
     esc = html.escape
     meta = {
         "qrels": esc(qrels_name), "evaluation options": f"<code>{esc(options)}</code>",
@@ -463,6 +492,13 @@ def build_report(wh, campaign: str, out_dir: str | Path, *, measures: list[str] 
                  "mean difference that excludes 0. wins/losses/ties count topics.",
                  _table(data["significance"], sig_columns, highlight="significant"),
                  sql("significance")),
+        _section(f"All pairs of runs: randomised Tukey HSD ({esc(first)})",
+                 "irwarehouse.stats (<code>irw compare --test tukey</code>) on the topics "
+                 "every run has; the values are the heat map query's.",
+                 f"<pre>{esc(tukey)}</pre>" if tukey else "<p>(not available)</p>",
+                 _python_block(f"compare_all(values, runs, test='tukey', B=5000, rng={seed})"
+                               f" on the matrix of queries/heatmap.sql; the same as: irw "
+                               f"compare -C {campaign} -m {first} --test tukey --seed {seed}")),
         _section(f"Hardest topics ({esc(first)})",
                  "The ten topics with the lowest mean over runs (view "
                  "<code>topic_difficulty</code>).",

@@ -27,7 +27,8 @@ def _check_report(out, warehouse):
         assert (out / "figures" / f"{name}.svg").read_text().lstrip().startswith("<?xml")
     queries = sorted((out / "queries").glob("*.sql"))
     assert len(queries) == 7
-    assert html.count("<details>") == len(queries)
+    assert html.count("<details><summary>SQL") == len(queries)
+    assert "randomised Tukey HSD" in html and "row minus column" in html
     # every shown query runs through the guarded `irw sql` and gives the numbers shown
     for path in queries:
         assert path.read_text() in html.replace("&#x27;", "'").replace("&lt;", "<") \
