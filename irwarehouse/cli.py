@@ -313,13 +313,13 @@ def sql_cmd(
 ):
     """Run analyst SQL on the warehouse: one read-only query unless --write."""
     def body():
-        from .analyst.query import run_sql, write_result
+        from .analyst.query import query_stream, write_result
         from .errors import IrwError
         if (query is None) == (file is None):
             raise IrwError('give a query or --file, e.g. irw sql "SELECT * FROM run_score"')
         text = file.read_text(encoding="utf-8") if file else query
-        table = run_sql(_warehouse_path(warehouse), text, write=write)
-        write_result(table, fmt.value, out=out, max_rows=max_rows)
+        with query_stream(_warehouse_path(warehouse), text, write=write) as result:
+            write_result(result, fmt.value, out=out, max_rows=max_rows)
     _guard(body)
 
 

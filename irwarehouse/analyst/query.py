@@ -7,6 +7,8 @@ import json
 import math
 import re
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 import duckdb
@@ -39,9 +41,13 @@ def open_guarded(path: str | Path) -> duckdb.DuckDBPyConnection:
     return con
 
 
-def run_sql(path: str | Path, text: str, *, write: bool = False) -> pa.Table:
-    """Run analyst SQL. Without `write`: one guarded read-only query on a locked connection.
-    With `write`: the text as given (several statements allowed; the last one's result)."""
+@contextmanager
+def query_stream(path: str | Path, text: str, *,
+                 write: bool = False) -> Iterator[pa.RecordBatchReader]:
+    """Run analyst SQL and yield its result as a stream of Arrow batches (the connection stays
+    open while it is read). Without `write`: one guarded read-only query on a locked
+    connection. With `write`: the text as given (several statements allowed; the last one's
+    result)."""
     if write:
         con = connect(path, create=False)
     else:
@@ -51,17 +57,29 @@ def run_sql(path: str | Path, text: str, *, write: bool = False) -> pa.Table:
         try:
             relation = con.sql(text)
             if relation is None:                      # a statement without a result (--write)
-                return pa.table({"ok": pa.array([True])})
-            return relation.to_arrow_table()
+                done = pa.table({"ok": pa.array([True])})
+                yield pa.RecordBatchReader.from_batches(done.schema, done.to_batches())
+            else:
+                yield relation.to_arrow_reader()
         except duckdb.Error as exc:
-            message = str(exc).splitlines()[0]
-            missing = re.search(r"with name (\w+) does not exist", message)
-            if missing and missing.group(1) in ANALYST_RELATIONS:
-                message += (f" ({missing.group(1)} is an analyst view added after this "
-                            "warehouse was made: run `irw init -w FILE` once)")
-            raise IrwError(f"query failed: {message}") from None
+            raise IrwError(f"query failed: {_explain(exc)}") from None
     finally:
         con.close()
+
+
+def _explain(exc: Exception) -> str:
+    message = str(exc).splitlines()[0]
+    missing = re.search(r"with name (\w+) does not exist", message)
+    if missing and missing.group(1) in ANALYST_RELATIONS:
+        message += (f" ({missing.group(1)} is an analyst view added after this "
+                    "warehouse was made: run `irw init -w FILE` once)")
+    return message
+
+
+def run_sql(path: str | Path, text: str, *, write: bool = False) -> pa.Table:
+    """`query_stream`, read into one Arrow table."""
+    with query_stream(path, text, write=write) as reader:
+        return reader.read_all()
 
 
 # -- output ------------------------------------------------------------------------------------
@@ -76,8 +94,10 @@ def _cell(value, width: int) -> str:
     return text if len(text) <= width else text[:width - 1] + "…"
 
 
-def table_text(table: pa.Table, *, max_rows: int = 40, max_width: int = 40) -> str:
-    """An aligned text table: numbers right-aligned, long cells and extra rows truncated."""
+def table_text(table: pa.Table, *, max_rows: int = 40, max_width: int = 40,
+               total_rows: int | None = None) -> str:
+    """An aligned text table: numbers right-aligned, long cells and extra rows truncated.
+    `total_rows`: the size of the whole result when `table` holds only its first rows."""
     names = table.column_names
     shown = table.slice(0, max_rows).to_pylist()
     numeric = [pa.types.is_integer(f.type) or pa.types.is_floating(f.type)
@@ -90,8 +110,9 @@ def table_text(table: pa.Table, *, max_rows: int = 40, max_width: int = 40) -> s
                          for v, w, num in zip(values, widths, numeric)).rstrip()
     out = [line([n[:max_width] for n in names]), "  ".join("-" * w for w in widths)]
     out += [line(r) for r in cells]
-    more = table.num_rows - len(shown)
-    summary = f"({table.num_rows} row{'s' if table.num_rows != 1 else ''}"
+    total = table.num_rows if total_rows is None else total_rows
+    more = total - len(shown)
+    summary = f"({total} row{'s' if total != 1 else ''}"
     summary += f", {more} not shown; use --format csv or --max-rows)" if more > 0 else ")"
     out.append(summary)
     return "\n".join(out) + "\n"
@@ -103,32 +124,65 @@ def _json_default(value):
     return str(value)
 
 
-def write_result(table: pa.Table, fmt: str, *, out: Path | None = None, max_rows: int = 40,
-                 stream=None) -> None:
-    """Write a query result in `fmt`; parquet needs `out`; the others go to `out` or stdout."""
-    stream = stream or sys.stdout
+def write_result(result: pa.Table | pa.RecordBatchReader, fmt: str, *,
+                 out: Path | None = None, max_rows: int = 40, stream=None) -> None:
+    """Write a query result in `fmt`, batch by batch (a large result is never held whole);
+    parquet needs `out`; the others go to `out` or stdout."""
     if fmt not in OUTPUT_FORMATS:
         raise IrwError(f"unknown format {fmt!r}; use one of {', '.join(OUTPUT_FORMATS)}")
+    if fmt == "parquet" and out is None:
+        raise IrwError("--format parquet needs --out FILE")
+    reader = (pa.RecordBatchReader.from_batches(result.schema, result.to_batches())
+              if isinstance(result, pa.Table) else result)
     if fmt == "parquet":
-        if out is None:
-            raise IrwError("--format parquet needs --out FILE")
         import pyarrow.parquet as pq
-        pq.write_table(table, str(out))
+        with pq.ParquetWriter(str(out), reader.schema) as writer:
+            for batch in reader:
+                writer.write_batch(batch)
         return
-    if fmt == "table":
-        text = table_text(table, max_rows=max_rows)
-    elif fmt == "csv":
-        import io
+    with (open(out, "w", encoding="utf-8") if out is not None
+          else nullcontext(stream or sys.stdout)) as target:
+        if fmt == "table":
+            _write_table(reader, target, max_rows)
+        elif fmt == "csv":
+            _write_csv(reader, target)
+        else:
+            _write_json(reader, target)
 
-        import pyarrow.csv as pacsv
-        buf = io.BytesIO()
-        pacsv.write_csv(table, buf)
-        text = buf.getvalue().decode("utf-8")
-    else:
-        rows = [{k: (None if isinstance(v, float) and not math.isfinite(v) else v)
-                 for k, v in row.items()} for row in table.to_pylist()]
-        text = json.dumps(rows, indent=1, default=_json_default) + "\n"
-    if out is None:
-        stream.write(text)
-    else:
-        Path(out).write_text(text, encoding="utf-8")
+
+def _write_table(reader: pa.RecordBatchReader, target, max_rows: int) -> None:
+    head, kept, total = [], 0, 0
+    for batch in reader:
+        total += batch.num_rows
+        if kept < max_rows:
+            head.append(batch.slice(0, max_rows - kept))
+            kept += head[-1].num_rows
+    table = pa.Table.from_batches(head, schema=reader.schema)
+    target.write(table_text(table, max_rows=max_rows, total_rows=total))
+
+
+def _write_csv(reader: pa.RecordBatchReader, target) -> None:
+    import io
+
+    import pyarrow.csv as pacsv
+    buf = io.BytesIO()
+    with pacsv.CSVWriter(buf, reader.schema) as writer:
+        for batch in reader:
+            writer.write_batch(batch)
+            target.write(buf.getvalue().decode("utf-8"))
+            buf.seek(0)
+            buf.truncate()
+    target.write(buf.getvalue().decode("utf-8"))
+
+
+def _write_json(reader: pa.RecordBatchReader, target) -> None:
+    """A JSON array, one object per line; non-finite floats become null."""
+    target.write("[")
+    first = True
+    for batch in reader:
+        for row in batch.to_pylist():
+            clean = {k: (None if isinstance(v, float) and not math.isfinite(v) else v)
+                     for k, v in row.items()}
+            target.write(("\n" if first else ",\n") + json.dumps(clean, default=_json_default))
+            first = False
+    target.write("\n]\n")

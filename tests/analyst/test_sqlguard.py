@@ -188,3 +188,31 @@ def test_missing_analyst_view_names_the_fix(sample_warehouse):
     with pytest.raises(IrwError) as info:
         run_sql(sample_warehouse, "SELECT * FROM nosuch")
     assert "irw init" not in str(info.value)
+
+
+def test_results_are_streamed_in_batches(sample_warehouse, tmp_path):
+    """A result larger than one Arrow batch: the table counts every row but shows the first;
+    CSV and JSON files hold every row once, with one header."""
+    import json
+
+    runner = CliRunner()
+    base = ["sql", "-w", str(sample_warehouse),
+            "SELECT range AS i, range / 7 AS x FROM range(250000)"]
+    table = runner.invoke(app, base + ["--max-rows", "2"])
+    assert table.exit_code == 0, table.output
+    assert table.output.splitlines()[-1] == "(250000 rows, 249998 not shown; use --format csv " \
+                                            "or --max-rows)"
+    csv_path, json_path = tmp_path / "x.csv", tmp_path / "x.json"
+    assert runner.invoke(app, base + ["--format", "csv", "--out", str(csv_path)]).exit_code == 0
+    lines = csv_path.read_text().splitlines()
+    assert lines[0] == '"i","x"' and len(lines) == 250001 and lines[-1].startswith("249999,")
+    assert runner.invoke(app, base + ["--format", "json", "--out", str(json_path)]).exit_code == 0
+    rows = json.loads(json_path.read_text())
+    assert len(rows) == 250000 and rows[7] == {"i": 7, "x": 1.0}
+    nan = run_sql(sample_warehouse, "SELECT 'nan'::DOUBLE AS v")
+    import io
+
+    from irwarehouse.analyst.query import write_result
+    buf = io.StringIO()
+    write_result(nan, "json", stream=buf)
+    assert json.loads(buf.getvalue()) == [{"v": None}]
