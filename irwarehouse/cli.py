@@ -447,6 +447,24 @@ def ingest_runs(
     _guard(body)
 
 
+def _pair(text: Optional[str]) -> Optional[tuple[str, str]]:
+    """'X,Y' -> (X, Y), splitting at the comma that leaves two parseable measure names."""
+    if text is None:
+        return None
+    from .errors import IrwError
+    from .measures import parse_measures
+    for i, ch in enumerate(text):
+        if ch == ",":
+            left, right = text[:i].strip(), text[i + 1:].strip()
+            try:
+                parse_measures([left])
+                parse_measures([right])
+            except IrwError:
+                continue
+            return left, right
+    raise IrwError(f"--scatter needs two measures 'X,Y', got {text!r}")
+
+
 @app.command("report")
 def report_cmd(
     campaign: Annotated[str, typer.Option("--campaign", "-C", help="Campaign name.")],
@@ -459,6 +477,9 @@ def report_cmd(
                         "the median run by the first measure).")] = None,
     qrels: Annotated[Optional[str], typer.Option("--qrels", help="Which stored qrels.")] = None,
     seed: Annotated[int, typer.Option(help="Seed of the randomised Tukey HSD test.")] = 1,
+    scatter: Annotated[Optional[str], typer.Option(help="Two measures 'X,Y' whose per-run "
+                       "means are plotted against each other (e.g. a diversity campaign's "
+                       "D-nDCG@10 and I-rec@10).")] = None,
     warehouse: WarehouseOpt = None,
 ):
     """Write a self-contained HTML report (plots as PNG/SVG too); missing scores are evaluated
@@ -469,7 +490,8 @@ def report_cmd(
         path = _warehouse_path(warehouse)
         with Warehouse(path, create=False) as wh:
             html_path = build_report(wh, campaign, out, measures=measure, baseline=baseline,
-                                     qrels=qrels, warehouse_label=path, seed=seed)
+                                     qrels=qrels, warehouse_label=path, seed=seed,
+                                     scatter=_pair(scatter))
         typer.echo(f"report written to {html_path}")
     _guard(body)
 

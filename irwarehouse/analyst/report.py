@@ -137,6 +137,19 @@ def _queries(campaign: str, qrels: str, options: str, measures: list[str], first
     }
 
 
+def scatter_query(campaign: str, qrels: str, options: str, x: str, y: str) -> Query:
+    """Per-run means of two measures side by side (e.g. D-nDCG@10 against I-rec@10)."""
+    return Query("scatter", """
+        SELECT run, avg(value) FILTER (WHERE measure = $x) AS x,
+               avg(value) FILTER (WHERE measure = $y) AS y
+        FROM topic_score
+        WHERE campaign = $campaign AND qrels = $qrels AND options = $options
+          AND measure IN ($x, $y)
+        GROUP BY run
+        ORDER BY run""", {"campaign": campaign, "qrels": qrels, "options": options,
+                          "x": x, "y": y})
+
+
 # -- scores ------------------------------------------------------------------------------------
 def ensure_scores(wh, campaign: str, qrels: str | None, specs: list[str]) -> tuple[str, str]:
     """Evaluate and store every requested measure that the score table lacks for some run of
@@ -308,6 +321,20 @@ def plot_by_rank(rows: list[dict], folder: Path) -> str:
     return _save(fig, folder, "by_rank")
 
 
+def plot_scatter(rows: list[dict], x: str, y: str, folder: Path) -> str:
+    fig = _figure(6, 5)
+    ax = fig.subplots()
+    pts = [r for r in rows if r["x"] is not None and r["y"] is not None]
+    ax.scatter([r["x"] for r in pts], [r["y"] for r in pts], color="#1f5fa8")
+    for r in pts:
+        ax.annotate(r["run"], (r["x"], r["y"]), fontsize=6, xytext=(3, 3),
+                    textcoords="offset points")
+    ax.set_xlabel(f"mean {x}")
+    ax.set_ylabel(f"mean {y}")
+    ax.grid(alpha=0.3)
+    return _save(fig, folder, "scatter")
+
+
 def plot_deltas(rows: list[dict], measure: str, baseline: str, folder: Path) -> str:
     runs = sorted({r["run"] for r in rows})
     cols = 4 if len(runs) > 4 else max(1, len(runs))
@@ -413,11 +440,20 @@ def _img(b64: str, alt: str, name: str) -> str:
 # -- the report ----------------------------------------------------------------------------------
 def build_report(wh, campaign: str, out_dir: str | Path, *, measures: list[str] | None = None,
                  baseline: str | None = None, qrels: str | None = None,
-                 warehouse_label: str = "irw.duckdb", seed: int = 1) -> Path:
+                 warehouse_label: str = "irw.duckdb", seed: int = 1,
+                 scatter: tuple[str, str] | None = None) -> Path:
     """Write out_dir/report.html (self-contained), figures/*.png|svg and queries/*.sql.
-    Evaluates (and stores) measures the warehouse lacks. Returns the HTML path."""
+    Evaluates (and stores) measures the warehouse lacks. `scatter` = two measures whose
+    per-run means are plotted against each other (e.g. D-nDCG@10 and I-rec@10 for a diversity
+    campaign). Returns the HTML path."""
     specs = list(measures or DEFAULT_MEASURES)
     names = measure_names(specs)
+    scatter_names = None
+    if scatter:
+        scatter_names = [measure_names([spec]) for spec in scatter]
+        if len(scatter) != 2 or any(len(n) != 1 for n in scatter_names):
+            raise WarehouseError("--scatter takes two single measures, e.g. 'P.10,map'")
+        specs += [spec for spec in scatter if spec not in specs]
     runs = wh.con.execute("""SELECT r.name FROM run r JOIN campaign c USING (campaign_id)
                              WHERE c.name = ? ORDER BY r.name""", [campaign]).fetchall()
     if not runs:
@@ -432,6 +468,9 @@ def build_report(wh, campaign: str, out_dir: str | Path, *, measures: list[str] 
     elif baseline not in {r for (r,) in runs}:
         raise WarehouseError(f"no run {baseline!r} in campaign {campaign!r}")
     queries = _queries(campaign, qrels_name, options, names, first, baseline)
+    if scatter_names:
+        queries["scatter"] = scatter_query(campaign, qrels_name, options,
+                                           scatter_names[0][0], scatter_names[1][0])
     out = Path(out_dir)
     (out / "queries").mkdir(parents=True, exist_ok=True)
     for q in queries.values():
@@ -442,6 +481,8 @@ def build_report(wh, campaign: str, out_dir: str | Path, *, measures: list[str] 
         "means": plot_means(data["run_means"], first, figures),
         "heatmap": plot_heatmap(data["heatmap"], first, figures),
         "pr": plot_pr(data["pr_curves"], figures),
+        "scatter": plot_scatter(data["scatter"], *(n[0] for n in scatter_names), figures)
+        if scatter_names else None,
         "by_rank": plot_by_rank(data["by_rank"], figures),
         "deltas": plot_deltas(data["deltas"], first, baseline, figures) if data["deltas"]
         else None,
@@ -483,6 +524,11 @@ def build_report(wh, campaign: str, out_dir: str | Path, *, measures: list[str] 
                  "Mean P@k and nDCG@k at trec_eval's cutoffs 5 … 1000 (log scale).",
                  _img(images["by_rank"], "P@k and nDCG@k by cutoff", "by_rank"),
                  sql("by_rank")),
+        *([_section(f"{esc(scatter_names[0][0])} against {esc(scatter_names[1][0])}",
+                    "Per-run means of two measures.",
+                    _img(images["scatter"], "scatter of two measures", "scatter"),
+                    _table(data["scatter"], ["run", "x", "y"]), sql("scatter"))]
+          if scatter_names else []),
         _section(f"Per-topic differences against {esc(baseline)} ({esc(first)})",
                  "One bar per topic: run − baseline, topics sorted by the difference "
                  "(macro <code>run_delta</code>).", deltas_img, sql("deltas")),

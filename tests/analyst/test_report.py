@@ -18,15 +18,16 @@ CHROMIUM = "/usr/bin/chromium"
 FIGURES = ["means_ci", "heatmap", "pr_curves", "by_rank", "deltas"]
 
 
-def _check_report(out, warehouse):
+def _check_report(out, warehouse, extra=()):
+    figures = FIGURES + list(extra)
     html = (out / "report.html").read_text()
     assert "http://" not in html and "https://" not in html          # self-contained
-    assert html.count("data:image/png;base64,") == len(FIGURES)
-    for name in FIGURES:
+    assert html.count("data:image/png;base64,") == len(figures)
+    for name in figures:
         assert (out / "figures" / f"{name}.png").stat().st_size > 5_000
         assert (out / "figures" / f"{name}.svg").read_text().lstrip().startswith("<?xml")
     queries = sorted((out / "queries").glob("*.sql"))
-    assert len(queries) == 7
+    assert len(queries) == 7 + len(extra)
     assert html.count("<details><summary>SQL") == len(queries)
     assert "randomised Tukey HSD" in html and "row minus column" in html
     # every shown query runs through the guarded `irw sql` and gives the numbers shown
@@ -45,9 +46,11 @@ def test_report_on_the_sample(sample_warehouse, tmp_path):
     out = tmp_path / "report"
     res = CliRunner().invoke(app, ["report", "-w", str(sample_warehouse), "-C", "sample",
                                    "--qrels", "graded", "-m", "P.10", "-m", "map",
-                                   "--baseline", "STANDARD", "-o", str(out)])
+                                   "--baseline", "STANDARD", "--scatter", "P.10,ndcg_cut.10",
+                                   "-o", str(out)])
     assert res.exit_code == 0, res.output
-    html = _check_report(out, sample_warehouse)
+    html = _check_report(out, sample_warehouse, extra=["scatter"])
+    assert "P_10 against ndcg_cut_10" in html
     assert "per-topic P_10 difference" not in html             # title is in the PNG, not HTML
     assert "Per-topic differences against STANDARD (P_10)" in html
     assert re.search(r"<td class=l>sys\d</td>", html)
@@ -62,6 +65,8 @@ def test_report_errors_are_one_line(sample_warehouse, tmp_path):
     assert res.exit_code == 1 and "no run 'nope'" in res.output
     res = runner.invoke(app, base + ["-C", "nope"])
     assert res.exit_code == 1 and "no runs in campaign 'nope'" in res.output
+    res = runner.invoke(app, base + ["-C", "sample", "--qrels", "graded", "--scatter", "map"])
+    assert res.exit_code == 1 and "--scatter needs two measures" in res.output
 
 
 def test_report_with_a_single_run(tmp_path, sample_data):
