@@ -220,26 +220,25 @@ FROM (
 
 -- Per-topic deltas of every run of the baseline's campaign against the baseline run.
 -- delta = value - baseline_value; usage: SELECT * FROM run_delta('STANDARD', 'map').
--- Optional campaign_name := '...' when the baseline's name exists in several campaigns.
-CREATE OR REPLACE MACRO run_delta(baseline_run, measure_name, campaign_name := NULL) AS TABLE
+-- Runs are paired within a campaign; add WHERE campaign = '...' when the baseline's name
+-- exists in several campaigns. (No `param := default` here: sqlglot checks this file.)
+CREATE OR REPLACE MACRO run_delta(baseline_run, measure_name) AS TABLE
 SELECT s.campaign, s.run, b.run AS baseline, s.qrels, s.measure, s.options, s.topic, s.value,
        b.value AS baseline_value, s.value - b.value AS delta
 FROM topic_score s
 JOIN topic_score b
   ON b.campaign = s.campaign AND b.qrels = s.qrels AND b.measure = s.measure
  AND b.options = s.options AND b.topic = s.topic
-WHERE b.run = baseline_run AND s.run <> baseline_run AND s.measure = measure_name
-  AND (campaign_name IS NULL OR s.campaign = campaign_name);
+WHERE b.run = baseline_run AND s.run <> baseline_run AND s.measure = measure_name;
 
 -- Per-run summary of run_delta: mean delta, topics won/lost/tied against the baseline.
 -- usage: SELECT * FROM run_delta_summary('STANDARD', 'map') ORDER BY mean_delta DESC.
-CREATE OR REPLACE MACRO run_delta_summary(baseline_run, measure_name, campaign_name := NULL)
-AS TABLE
+CREATE OR REPLACE MACRO run_delta_summary(baseline_run, measure_name) AS TABLE
 SELECT campaign, run, baseline, qrels, measure, options, count(*) AS num_topics,
        avg(delta) AS mean_delta, stddev_samp(delta) AS sd_delta,
        count(*) FILTER (WHERE delta > 0) AS wins, count(*) FILTER (WHERE delta < 0) AS losses,
        count(*) FILTER (WHERE delta = 0) AS ties
-FROM run_delta(baseline_run, measure_name, campaign_name := campaign_name)
+FROM run_delta(baseline_run, measure_name)
 GROUP BY ALL;
 
 -- Cross-campaign line-up: every run's mean of a measure with its campaign, year and family.

@@ -98,8 +98,8 @@ def _queries(campaign: str, qrels: str, options: str, measures: list[str], first
         ORDER BY run, curve, k""", base),
         "deltas": Query("deltas", """
         SELECT run, topic, value, baseline_value, delta
-        FROM run_delta($baseline, $measure, campaign_name := $campaign)
-        WHERE qrels = $qrels AND options = $options
+        FROM run_delta($baseline, $measure)
+        WHERE campaign = $campaign AND qrels = $qrels AND options = $options
         ORDER BY run, delta DESC, topic""", {**base, "measure": first, "baseline": baseline}),
         "significance": Query("significance", """
         -- paired t test on per-topic differences (two-sided, alpha = 0.05): significant when

@@ -57,10 +57,10 @@ def test_run_delta_and_summary(sample_warehouse):
     with Warehouse(sample_warehouse) as wh:
         per_topic = wh.scores("sample", "map").to_pandas().set_index(["run", "topic"]).value
         delta = wh.con.sql("SELECT * FROM run_delta('STANDARD', 'map')").to_df()
-        summary = wh.con.sql("SELECT * FROM run_delta_summary('STANDARD', 'map', "
-                             "campaign_name := 'sample') ORDER BY run").to_df()
-        none = wh.con.execute("SELECT count(*) FROM run_delta('STANDARD', 'map', "
-                          "campaign_name := 'other')").fetchone()[0]
+        summary = wh.con.sql("SELECT * FROM run_delta_summary('STANDARD', 'map') "
+                             "WHERE campaign = 'sample' ORDER BY run").to_df()
+        none = wh.con.execute("SELECT count(*) FROM run_delta('STANDARD', 'nosuch')"
+                              ).fetchone()[0]
     assert none == 0
     assert set(delta.run) == {"sys1", "sys2", "sys3"}
     for row in delta.itertuples():
