@@ -300,7 +300,8 @@ class SqlFormat(str, Enum):
 
 @app.command("sql")
 def sql_cmd(
-    query: Annotated[Optional[str], typer.Argument(help="One read-only query.")] = None,
+    query: Annotated[Optional[str], typer.Argument(help="One read-only query ('-' reads it "
+                     "from standard input).")] = None,
     file: Annotated[Optional[Path], typer.Option("--file", "-f", exists=True, dir_okay=False,
                     help="Read the query from a file.")] = None,
     fmt: Annotated[SqlFormat, typer.Option("--format", help="Output format.")] = SqlFormat.table,
@@ -318,6 +319,8 @@ def sql_cmd(
         if (query is None) == (file is None):
             raise IrwError('give a query or --file, e.g. irw sql "SELECT * FROM run_score"')
         text = file.read_text(encoding="utf-8") if file else query
+        if text == "-":
+            text = sys.stdin.read()
         with query_stream(_warehouse_path(warehouse), text, write=write) as result:
             write_result(result, fmt.value, out=out, max_rows=max_rows)
     _guard(body)

@@ -216,3 +216,13 @@ def test_results_are_streamed_in_batches(sample_warehouse, tmp_path):
     buf = io.StringIO()
     write_result(nan, "json", stream=buf)
     assert json.loads(buf.getvalue()) == [{"v": None}]
+
+
+def test_query_from_standard_input(sample_warehouse):
+    res = CliRunner().invoke(app, ["sql", "-w", str(sample_warehouse), "-", "--format", "csv"],
+                             input="SELECT count(*) AS n FROM run\n")
+    assert res.exit_code == 0, res.output
+    assert res.output.splitlines() == ['"n"', "4"]
+    res = CliRunner().invoke(app, ["sql", "-w", str(sample_warehouse), "-"],
+                             input="SELECT 1; DROP TABLE run")
+    assert res.exit_code == 1 and "2 statements" in res.output
