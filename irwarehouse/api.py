@@ -51,6 +51,23 @@ class Warehouse:
         return _ingest.ingest_run(self.con, path, campaign, name=name, team=team,
                                   replace=replace, keep_first=keep_first)
 
+    def ingest_run_table(self, table, campaign: str, name: str | None = None,
+                         team: str | None = None, *, replace: bool = False,
+                         keep_first: bool = False) -> int:
+        """Store a run given as a pyarrow Table, pandas DataFrame or Parquet file path, with
+        columns topic, doc, score (rank and tag optional): validated like a run file, written
+        in one transaction. Returns its run_id."""
+        from .analyst.tables import ingest_run_table
+        return ingest_run_table(self.con, table, campaign, name=name, team=team,
+                                replace=replace, keep_first=keep_first)
+
+    def export(self, kind: str, campaign: str, out, *, fmt: str = "parquet",
+               measure: str | None = None) -> int:
+        """Write a campaign's per-topic scores (`kind="scores"`) or run rows (`"runs"`) as
+        parquet, csv or arrow (IPC file); returns the number of rows written."""
+        from .analyst.tables import export_reader, write_stream
+        return write_stream(export_reader(self.con, kind, campaign, measure), fmt, out)
+
     # -- lookups ----------------------------------------------------------------------------
     def qrels_id(self, campaign: str, name: str | None = None) -> int:
         rows = self.con.execute("""
