@@ -1,0 +1,34 @@
+"""matplotlib with the Agg backend (no display), PNG or SVG chosen by the file suffix."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..errors import IrwError
+
+FORMATS = (".png", ".svg")
+
+
+def new_figure(size=(6.4, 4.2)):
+    try:
+        import matplotlib
+    except ImportError as exc:  # pragma: no cover - matplotlib is an optional extra
+        raise IrwError("plots need matplotlib (pip install 'irwarehouse[plots]')") from exc
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+    fig = Figure(figsize=size, layout="constrained")
+    return fig, fig.add_subplot()
+
+
+def check_path(path) -> Path:
+    path = Path(path)
+    if path.suffix.lower() not in FORMATS:
+        raise IrwError(f"plot file must end in .png or .svg, got {path.name!r}")
+    return path
+
+
+def save(fig, path) -> None:
+    path = check_path(path)
+    # SVG metadata without a date, so that a re-run writes the same file.
+    metadata = {"Date": None} if path.suffix.lower() == ".svg" else {"Software": None}
+    fig.savefig(path, format=path.suffix.lower()[1:], metadata=metadata, dpi=120)
