@@ -44,7 +44,7 @@ def standardise(matrix, reference=None, *, reference_runs=None, ddof: int = 1,
                          f"{matrix.shape[0]}")
     mean = reference.mean(axis=1)
     sd = reference.std(axis=1, ddof=ddof)
-    spread = sd > 0
+    spread = sd > 1e-12 * np.maximum(1.0, np.abs(mean))   # rounding noise of equal scores
     z = np.zeros_like(matrix)
     np.divide(matrix - mean[:, None], sd[:, None], out=z, where=spread[:, None])
     if cdf:
