@@ -156,3 +156,10 @@ def test_bad_arguments():
         dp.discriminative_power(np.ones((5, 3)), test="t")
     with pytest.raises(ValueError):
         dp.discriminative_power(np.ones((5, 3)), alpha=1.5)
+
+
+def test_constant_difference_pair_is_significant_without_warnings():
+    # x - y = -1 on every topic: t = -inf; the engine must not compute inf - inf
+    matrix = np.array([[0.0, 1.0, 0.5], [0.0, 1.0, 0.25], [0.0, 1.0, 0.75], [0.0, 1.0, 0.5]])
+    res = dp.discriminative_power(matrix, test="bootstrap", B=100, rng=1)
+    assert res.asl[0] == 0.0
