@@ -31,4 +31,7 @@ def save(fig, path) -> None:
     path = check_path(path)
     # SVG metadata without a date, so that a re-run writes the same file.
     metadata = {"Date": None} if path.suffix.lower() == ".svg" else {"Software": None}
-    fig.savefig(path, format=path.suffix.lower()[1:], metadata=metadata, dpi=120)
+    import matplotlib
+    # a fixed salt makes the SVG element ids, and so the file, the same on every run
+    with matplotlib.rc_context({"svg.hashsalt": "irwarehouse"}):
+        fig.savefig(path, format=path.suffix.lower()[1:], metadata=metadata, dpi=120)

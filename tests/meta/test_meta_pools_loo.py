@@ -1,39 +1,17 @@
-import numpy as np
 import pytest
+from _meta_helpers import RUNS, TOPICS, write_campaign
 
 from irwarehouse.api import Warehouse, evaluate_files
 from irwarehouse.errors import WarehouseError
 from irwarehouse.meta import loo as loo_mod
 from irwarehouse.meta import pools
 
-TOPICS = ["301", "302", "303"]
-RUNS = {"alphaA": "alpha", "alphaB": "alpha", "beta1": "beta", "gamma1": "gamma",
-        "gamma2": "gamma"}
 MEASURES = ["AP", "P@5", "nDCG@10"]
 
 
 @pytest.fixture
 def campaign(tmp_path):
-    """A small random campaign: 3 topics, 5 runs of 3 teams, 12 docs per topic and run out of
-    a 20-doc collection, scores with ties; graded qrels on 25 docs per topic."""
-    rng = np.random.default_rng(17)
-    runs = {}
-    for run in RUNS:
-        lines = []
-        for topic in TOPICS:
-            docs = rng.choice(20, size=12, replace=False)
-            scores = rng.integers(0, 6, size=12)          # many ties: docno decides
-            for rank, (doc, score) in enumerate(zip(docs, scores)):
-                lines.append((topic, f"D{doc:02d}", float(score), rank))
-        runs[run] = lines
-        (tmp_path / run).write_text("".join(f"{t} Q0 {d} {r} {s} {run}\n"
-                                            for t, d, s, r in lines))
-    qrels = []
-    for topic in TOPICS:
-        for doc in rng.choice(25, size=15, replace=False):
-            qrels.append((topic, f"D{doc:02d}", int(rng.integers(0, 3))))
-    (tmp_path / "qrels").write_text("".join(f"{t} 0 {d} {r}\n" for t, d, r in qrels))
-    return tmp_path, runs, qrels
+    return write_campaign(tmp_path)
 
 
 def slow_pool(runs, depth):
