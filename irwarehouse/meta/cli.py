@@ -64,8 +64,17 @@ WarehouseOpt = Annotated[Optional[Path], typer.Option(
 
 
 def _guard(fn):
+    """The main CLI's guard; a ValueError of the statistics (bad B, alpha, ...) is a user error
+    here too: one line, exit code 1."""
     from ..cli import _guard as guard
-    return guard(fn)
+    from ..errors import IrwError
+
+    def body():
+        try:
+            return fn()
+        except ValueError as exc:
+            raise IrwError(str(exc)) from exc
+    return guard(body)
 
 
 def _open(warehouse: Optional[Path]):

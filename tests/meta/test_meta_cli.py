@@ -101,6 +101,7 @@ def test_report(wh_path, tmp_path):
     (["-m", "nope"], "unknown measure"),
     (["-m", "AP", "--plot", "x.pdf"], ".png or .svg"),
     (["-m", "AP", "-C", "missing"], "missing"),
+    (["-m", "AP", "--alpha", "0.001"], "B*alpha"),
 ])
 def test_errors_are_one_line(wh_path, args, message):
     base = ["meta", "discpower", "-w", str(wh_path)]
