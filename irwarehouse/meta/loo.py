@@ -81,10 +81,12 @@ class LooResult:
     runs: list[LooRun] = field(default_factory=list)
     summary: list[LooMeasure] = field(default_factory=list)
 
-    def largest_rank_change(self) -> LooRun | None:
-        if not self.runs:
+    def largest_rank_change(self, measure: str | None = None) -> LooRun | None:
+        """The run whose rank moves most (ties: the one losing most score)."""
+        runs = [r for r in self.runs if measure is None or r.measure == measure]
+        if not runs:
             return None
-        return max(self.runs, key=lambda r: (abs(r.rank_change), r.loo - r.full < 0))
+        return max(runs, key=lambda r: (abs(r.rank_change), r.full - r.loo))
 
 
 def competition_rank(scores: np.ndarray, i: int, value: float) -> int:
@@ -174,7 +176,7 @@ def _compare(pool_id, qrels_id, names, members, full_means, loo_means, unique_do
                                competition_rank(full, i, full[i]),
                                competition_rank(full, i, loo[i])))
         runs_out.extend(rows)
-        worst = max(rows, key=lambda r: abs(r.rank_change))
+        worst = max(rows, key=lambda r: (abs(r.rank_change), r.full - r.loo))
         tau = kendall_tau(full, loo) if len(present) > 1 else float("nan")
         summary.append(LooMeasure(m, tau, abs(worst.rank_change), worst.run,
                                   float(np.mean(loo - full)), float(np.max(full - loo))))
