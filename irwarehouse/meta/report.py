@@ -159,13 +159,14 @@ def build_report(metrics: MetricSet, out_dir, *, campaign: str, settings: Report
 
 
 def _clean(value):
-    """NaN -> null (JSON has no NaN), recursively."""
+    """NaN -> null (JSON has no NaN), floats to 12 significant digits, recursively."""
     if isinstance(value, dict):
         return {k: _clean(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_clean(v) for v in value]
-    if isinstance(value, float) and np.isnan(value):
-        return None
+    if isinstance(value, float):
+        # 12 significant digits: the last bits of SQL float sums may differ between runs
+        return None if np.isnan(value) else float(f"{value:.12g}")
     return value
 
 
