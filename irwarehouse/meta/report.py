@@ -111,7 +111,8 @@ def build_report(metrics: MetricSet, out_dir, *, campaign: str, settings: Report
     lines += ["", "![ASL curves, bootstrap](asl_bootstrap.png)",
               "![ASL curves, Tukey HSD](asl_tukey.png)", "",
               "## Swap method (seed 004 Table 3, bootstrap topic sets)", "",
-              "| metric | abs. diff. (swap rate <= 5%) | max. | relative | comparisons meeting it |",
+              "| metric | abs. diff. (swap rate <= 5%) | max. | relative "
+              "| comparisons meeting it |",
               "|---|---|---|---|---|"]
     for r in swaps:
         lines.append(f"| {r.measure} | {_fmt(r.delta)} | {_fmt(r.max_difference, 4)} | "
@@ -154,7 +155,8 @@ def build_report(metrics: MetricSet, out_dir, *, campaign: str, settings: Report
                          "runs": [r.record() for r in loo["result"].runs],
                          "unique_docs": loo["result"].unique_docs}
     (out / "report.md").write_text("\n".join(lines) + "\n")
-    (out / "report.json").write_text(json.dumps(_clean(result), indent=2, default=_json_default) + "\n")
+    text = json.dumps(_clean(result), indent=2, default=_json_default)
+    (out / "report.json").write_text(text + "\n")
     return result
 
 

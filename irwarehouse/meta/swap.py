@@ -3,7 +3,8 @@
 For b = 1..B two topic sets Q*b and Q'*b are drawn, every run pair (X, Y) is compared on both:
 D = M(X, Q*b) - M(Y, Q*b) and D' likewise (M = the mean over the topic set). The comparison falls
 in bin floor(|D| / 0.01) (21 bins, the last one is |D| >= 0.20) and is a swap unless D D' > 0
-(a tie on either set counts as a swap, as in Fig 4; |D| <= 1e-12 is a tie). The swap rate of a bin is swaps / count.
+(a tie on either set counts as a swap, as in Fig 4; |D| <= 1e-12 is a tie). The swap rate of
+a bin is swaps / count.
 
 * ``variant="bootstrap"`` (seed 004): Q*b and Q'*b are each n topics sampled with replacement.
 * ``variant="halves"`` (the original Voorhees-Buckley method): a random split of the topics into

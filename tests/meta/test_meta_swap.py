@@ -17,8 +17,10 @@ def slow_swap(matrix, first, second, width=0.01, n_bins=21):
     for x in range(m):
         for y in range(x + 1, m):
             for q1, q2 in zip(first, second):
-                d1 = sum(matrix[i, x] for i in q1) / len(q1) - sum(matrix[i, y] for i in q1) / len(q1)
-                d2 = sum(matrix[i, x] for i in q2) / len(q2) - sum(matrix[i, y] for i in q2) / len(q2)
+                d1 = (sum(matrix[i, x] for i in q1) / len(q1)
+                      - sum(matrix[i, y] for i in q1) / len(q1))
+                d2 = (sum(matrix[i, x] for i in q2) / len(q2)
+                      - sum(matrix[i, y] for i in q2) / len(q2))
                 k = min(math.floor(round(abs(d1) / width, 9)), n_bins - 1)
                 count[k] += 1
                 s1 = 0 if abs(d1) <= 1e-12 else math.copysign(1, d1)
