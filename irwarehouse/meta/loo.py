@@ -107,7 +107,10 @@ def leave_one_team_out(con: duckdb.DuckDBPyConnection, *, pool_id: int, qrels_id
     """Evaluate every contributing team's runs with LOO_j and compare with the full qrels."""
     options = options or EvalOptions()
     requests = parse_measures(measures, version=options.version)
-    names = [r.name for r in requests]
+    # report in the order the measures were given (parse_measures sorts as trec_eval prints)
+    order = {r.name: i for i, r in enumerate(
+        q for m in measures for q in parse_measures([m], version=options.version))}
+    names = sorted((r.name for r in requests), key=lambda n: order.get(n, len(order)))
     members = con.execute("""
         SELECT pr.run_id, r.name, pr.team FROM pool_run pr JOIN run r USING (run_id)
         WHERE pr.pool_id = ? ORDER BY r.name""", [pool_id]).fetchall()
