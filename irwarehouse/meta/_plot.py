@@ -1,4 +1,4 @@
-"""matplotlib with the Agg backend (no display), PNG or SVG chosen by the file suffix."""
+"""Figures on matplotlib's Agg canvas (no display, no pyplot), PNG or SVG by the file suffix."""
 
 from __future__ import annotations
 
@@ -11,12 +11,14 @@ FORMATS = (".png", ".svg")
 
 def new_figure(size=(6.4, 4.2)):
     try:
-        import matplotlib
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
     except ImportError as exc:  # pragma: no cover - matplotlib is an optional extra
         raise IrwError("plots need matplotlib (pip install 'irwarehouse[plots]')") from exc
-    matplotlib.use("Agg")
-    from matplotlib.figure import Figure
+    # the Agg canvas attached to this figure only: no pyplot, no display, and the backend of
+    # the caller's session (a notebook, say) is left alone
     fig = Figure(figsize=size, layout="constrained")
+    FigureCanvasAgg(fig)
     return fig, fig.add_subplot()
 
 
