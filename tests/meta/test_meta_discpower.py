@@ -163,3 +163,14 @@ def test_constant_difference_pair_is_significant_without_warnings():
     matrix = np.array([[0.0, 1.0, 0.5], [0.0, 1.0, 0.25], [0.0, 1.0, 0.75], [0.0, 1.0, 0.5]])
     res = dp.discriminative_power(matrix, test="bootstrap", B=100, rng=1)
     assert res.asl[0] == 0.0
+
+
+def test_bootstrap_asls_do_not_depend_on_the_column_order():
+    matrix = realistic_matrix(20, 6, seed=13)
+    order = np.array([3, 0, 5, 1, 4, 2])
+    a = dp.discriminative_power(matrix, B=300, rng=4)
+    b = dp.discriminative_power(matrix[:, order], B=300, rng=4)
+    by_pair = {frozenset((int(x), int(y))): p for x, y, p in zip(a.run_a, a.run_b, a.asl)}
+    for x, y, p in zip(b.run_a, b.run_b, b.asl):
+        assert by_pair[frozenset((int(order[x]), int(order[y])))] == pytest.approx(p)
+    assert a.delta == pytest.approx(b.delta)
