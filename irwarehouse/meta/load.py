@@ -38,6 +38,15 @@ def matrix_from_rows(rows, measure: str, missing: str = "error") -> ScoreMatrix:
     return ScoreMatrix(values, topics, runs, measure)
 
 
+def _one_stored_qrels(con, campaign: str, measure: str) -> None:
+    """score_matrix does not look at the qrels: refuse to mix scores stored with several."""
+    qrels = con.execute("SELECT DISTINCT qrels FROM topic_score WHERE campaign = ? AND "
+                        "measure = ? ORDER BY qrels", [campaign, measure]).fetchall()
+    if len(qrels) > 1:
+        raise WarehouseError(f"scores of {measure!r} are stored for several qrels "
+                             f"({', '.join(q[0] for q in qrels)}); choose one with --qrels")
+
+
 def load_metrics(wh, campaign: str, measures: list[str], *, runs: list[str] | None = None,
                  qrels: str | None = None, missing: str = "error",
                  options: EvalOptions | None = None, stored: bool = True) -> MetricSet:
@@ -52,6 +61,7 @@ def load_metrics(wh, campaign: str, measures: list[str], *, runs: list[str] | No
     for label in measures:
         name = canonical_name(label, options.version)
         if stored and qrels is None:
+            _one_stored_qrels(wh.con, campaign, name)
             try:
                 matrices[label] = score_matrix(wh.con, campaigns=[campaign], measure=name,
                                                runs=runs, missing=missing)

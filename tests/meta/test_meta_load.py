@@ -24,6 +24,12 @@ def test_stored_and_on_the_fly_scores_agree(tmp_path):
             load_metrics(wh, "c", ["AP", "AP"])
         with pytest.raises(MeasureError):
             load_metrics(wh, "c", ["P.5,10"])
+        wh.ingest_qrels(path / "qrels", "c", name="again")
+        wh.evaluate(["AP"], campaign="c", qrels="again", store=True)
+        with pytest.raises(WarehouseError, match="several qrels"):
+            load_metrics(wh, "c", ["AP"])
+        np.testing.assert_allclose(load_metrics(wh, "c", ["AP"], qrels="again")["AP"],
+                                   fly["AP"])
 
 
 def test_missing_topic_policies():
