@@ -322,6 +322,9 @@ def report(campaign: Campaign, measure: Measures,
            loo_depth: Annotated[Optional[int], typer.Option("--loo-depth", help="Also run "
                                 "leave-one-team-out on the pool of this depth.")] = None,
            team_pattern: Annotated[Optional[str], typer.Option("--team-pattern")] = None,
+           gold: Annotated[Optional[list[str]], typer.Option(
+               "--gold", "-g", help="Add the concordance test of the other metrics against "
+               "this gold-standard metric (repeatable: all must agree).")] = None,
            missing: MissingOpt = Missing.error, warehouse: WarehouseOpt = None):
     """A reproducible report: discriminative power (both tests), sensitivity, swap rates,
     Kendall tau / tau_ap, significance agreement, optionally LOO; Markdown, JSON, plots."""
@@ -330,7 +333,8 @@ def report(campaign: Campaign, measure: Measures,
         settings = ReportSettings(seed=seed, alpha=alpha, B_bootstrap=B_bootstrap,
                                   B_tukey=B_tukey, B_swap=B_swap)
         with _open(warehouse) as wh:
-            metrics = _load(wh, campaign, measure, run, qrels, missing)
+            metrics = _load(wh, campaign, list(dict.fromkeys([*measure, *(gold or [])])), run,
+                            qrels, missing)
             loo_part = None
             if loo_depth:
                 from .loo import leave_one_team_out
@@ -342,6 +346,6 @@ def report(campaign: Campaign, measure: Measures,
         command = "irw meta report " + " ".join(shlex.quote(a) for a in sys.argv[3:]) \
             if len(sys.argv) > 3 and sys.argv[1:3] == ["meta", "report"] else None
         build_report(metrics, out, campaign=campaign, settings=settings, loo=loo_part,
-                     command=command)
+                     gold=gold, command=command)
         typer.echo(f"report written to {out / 'report.md'}")
     _guard(body)

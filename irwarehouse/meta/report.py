@@ -17,6 +17,7 @@ from . import discpower as dp
 from . import rankcorr as rc
 from . import swap as sw
 from ._common import MetricSet
+from .concordance import concordance_table
 from .render import render
 from .sensitivity import from_discpower
 
@@ -53,7 +54,10 @@ def matrix_table(names: list[str], cell) -> list[str]:
 
 
 def build_report(metrics: MetricSet, out_dir, *, campaign: str, settings: ReportSettings,
-                 loo=None, command: str | None = None) -> dict:
+                 loo=None, gold: list[str] | None = None, command: str | None = None) -> dict:
+    """Write the report; ``gold`` adds the concordance test of every pair of the other metrics
+    against these gold-standard metrics (seed 001 Table 6), ``loo`` a leave-one-team-out part
+    ({"pool", "depth", "result"})."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     s = settings
@@ -140,6 +144,19 @@ def build_report(metrics: MetricSet, out_dir, *, campaign: str, settings: Report
         "rank_correlation": corr.records(),
         "significance_agreement": [g.__dict__ for g in agreement.values()],
     }
+    if gold:
+        candidates = [m for m in metrics.measures if m not in gold]
+        rows = {(r.measure_1, r.measure_2): r
+                for r in concordance_table(metrics, candidates, list(gold))}
+        lines += ["", f"## Concordance test against {' AND '.join(gold)} (seed 001 Table 6)", "",
+                  "Where the row and the column metric disagree on a topic of a run pair: the "
+                  "share of those disagreements where each agrees with the gold standard; "
+                  "disagreements in parentheses; ‡ / † the two-sided sign test on the wins at "
+                  "0.01 / 0.05.", ""]
+        if len(candidates) > 1:
+            lines += matrix_table(candidates,
+                                  lambda a, b: rows[(candidates[a], candidates[b])].cell())
+        result["concordance"] = [r.record() for r in rows.values()]
     if loo is not None:
         lines += ["", "## Leave-one-team-out (seed 000 section 5.4)", "",
                   f"Pool {loo['pool']} of depth {loo['depth']}; each team's runs re-evaluated "

@@ -80,12 +80,13 @@ def test_report(wh_path, tmp_path):
     out = tmp_path / "report"
     args = ["meta", "report", "-w", str(wh_path), "-C", "c", "-m", "AP", "-m", "P@5", "-m",
             "nDCG@10", "--out", str(out), "--B-bootstrap", "200", "--B-tukey", "200",
-            "--B-swap", "100", "--loo-depth", "3", "--team-pattern", "^[a-z]+"]
+            "--B-swap", "100", "--loo-depth", "3", "--team-pattern", "^[a-z]+",
+            "--gold", "RR"]
     result = irw(*args)
     assert result.exit_code == 0, result.output
     text = (out / "report.md").read_text()
     for heading in ("Discriminative power", "Swap method", "Rank correlation",
-                    "pairs in common", "Leave-one-team-out"):
+                    "pairs in common", "Leave-one-team-out", "Concordance test against RR"):
         assert heading in text
     for name in ("asl_bootstrap.png", "asl_tukey.svg", "swap.png", "pairs.csv", "report.json"):
         assert (out / name).stat().st_size > 0
@@ -95,6 +96,7 @@ def test_report(wh_path, tmp_path):
     assert (out / "report.json").read_text() == first          # same seed, same numbers
     assert (out / "asl_tukey.svg").read_text() == svg
     assert json.loads(first)["loo"]["depth"] == 3
+    assert len(json.loads(first)["concordance"]) == 3       # AP, P@5, nDCG@10 against RR
 
 
 @pytest.mark.parametrize("args,message", [
