@@ -85,5 +85,8 @@ def load_metrics(wh, campaign: str, measures: list[str], *, runs: list[str] | No
     ordered = []
     for label in measures:
         sm = matrices[label]
-        ordered.append(ScoreMatrix(sm.values, sm.topics, sm.runs, label))
+        # Scores are compared at 12 decimals: the last bits of a SQL float sum can depend on
+        # the order of a parallel aggregation, and such noise must not turn a tie between two
+        # runs into a difference (concordance, swaps, rankings).
+        ordered.append(ScoreMatrix(np.round(sm.values, 12), sm.topics, sm.runs, label))
     return MetricSet.from_score_matrices(ordered)

@@ -171,8 +171,10 @@ def _compare(pool_id, qrels_id, names, members, full_means, loo_means, unique_do
                    if name in full_means[m] and name in loo_means[m]]
         if not present:
             continue
-        full = np.array([full_means[m][n] for n, _ in present])
-        loo = np.array([loo_means[m][n] for n, _ in present])
+        # 12 decimals: SQL float sums may differ in the last bits from one evaluation to the
+        # next, and such noise must not break a tie between two runs
+        full = np.round([full_means[m][n] for n, _ in present], 12)
+        loo = np.round([loo_means[m][n] for n, _ in present], 12)
         rows = []
         for i, (name, team) in enumerate(present):
             rows.append(LooRun(name, team, m, float(full[i]), float(loo[i]),
