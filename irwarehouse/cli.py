@@ -15,6 +15,8 @@ app = typer.Typer(help="irwarehouse: IR evaluation in a DuckDB warehouse.", no_a
                   add_completion=False, pretty_exceptions_enable=False)
 ingest_app = typer.Typer(help="Put qrels and runs into the warehouse.", no_args_is_help=True)
 app.add_typer(ingest_app, name="ingest")
+from .meta.cli import meta_app  # noqa: E402
+app.add_typer(meta_app, name="meta")
 
 WarehouseOpt = Annotated[Optional[Path], typer.Option(
     "--warehouse", "-w", help="Warehouse file (default: $IRW_WAREHOUSE or ./irw.duckdb).")]

@@ -101,6 +101,13 @@ CREATE TABLE IF NOT EXISTS pool_doc (
     teams        VARCHAR[]          -- contributing teams
 );
 
+-- The runs a pool was built from and the team each run was counted for.
+CREATE TABLE IF NOT EXISTS pool_run (
+    pool_id      INTEGER NOT NULL,
+    run_id       INTEGER NOT NULL,
+    team         VARCHAR NOT NULL
+);
+
 -- Materialised per-topic metric values. `measure` is the canonical name with its parameters
 -- (e.g. P_10, ndcg_cut_10); `options` records the evaluation options (-l, -J, -M, order, version).
 CREATE TABLE IF NOT EXISTS score (
