@@ -25,7 +25,7 @@ RUNS = [
     for cat in ("cata", "catb")
     for suffix in ("", "-filtered")
 ]
-MODES = {"c.traditional": dict(traditional=True, complete=True), "default": {}}
+MODES = {"c.traditional": {"traditional": True, "complete": True}, "default": {}}
 
 needs_trec2012 = pytest.mark.skipif(not TREC2012.is_dir(), reason="shared realdata absent")
 needs_ntcir = pytest.mark.skipif(not NTCIR.is_dir(), reason="shared realdata absent")
@@ -148,7 +148,7 @@ def _check(expected: dict[str, str], computed: dict, label: str) -> int:
         if key == "prob":
             continue
         got = computed[key]
-        text = str(got) if isinstance(got, int) else "%.4f" % got
+        text = str(got) if isinstance(got, int) else f"{got:.4f}"
         assert text == want, f"{label} {key}: oracle {text} vs expected {want}"
         checked += 1
     return checked
@@ -196,24 +196,24 @@ def test_ntcireval_nevia_files(ntcir_inputs, cutoff):
 def test_readme_diversity_worked_examples(ntcir_inputs):
     topics, runs, intent_order = ntcir_inputs
     r1 = oracle.ntcireval_topic(topics["0001"], runs["0001"], 10, intent_order=intent_order["0001"])
-    assert "%.4f" % r1["D"]["D#-Q@0010"] == "0.3965"
-    assert "%.4f" % r1["D"]["D#-nDCG@0010"] == "0.4376"
-    assert "%.4f" % r1["DIN"]["DIN#-nDCG@0010"] == "0.3892"
-    assert "%.4f" % r1["DIN"]["DIN#-Q@0010"] == "0.3647"
-    assert "%.4f" % r1["D"]["I-rec@n"] == "0.6667"
+    assert "{:.4f}".format(r1["D"]["D#-Q@0010"]) == "0.3965"
+    assert "{:.4f}".format(r1["D"]["D#-nDCG@0010"]) == "0.4376"
+    assert "{:.4f}".format(r1["DIN"]["DIN#-nDCG@0010"]) == "0.3892"
+    assert "{:.4f}".format(r1["DIN"]["DIN#-Q@0010"]) == "0.3647"
+    assert "{:.4f}".format(r1["D"]["I-rec@n"]) == "0.6667"
     r2 = oracle.ntcireval_topic(topics["0002"], runs["0002"], 10, intent_order=intent_order["0002"])
-    assert "%.4f" % r2["IA_mean"]["SUMp"] == "0.2000"
-    assert "%.4f" % r2["IA_mean"]["IA-ERR@0010"] == "0.0167"
-    assert "%.4f" % r2["IA_mean"]["IA-nERR@0010"] == "0.0241"
-    assert "%.4f" % r2["IA_mean"]["IA-MSnDCG@0010"] == "0.0116"
+    assert "{:.4f}".format(r2["IA_mean"]["SUMp"]) == "0.2000"
+    assert "{:.4f}".format(r2["IA_mean"]["IA-ERR@0010"]) == "0.0167"
+    assert "{:.4f}".format(r2["IA_mean"]["IA-nERR@0010"]) == "0.0241"
+    assert "{:.4f}".format(r2["IA_mean"]["IA-MSnDCG@0010"]) == "0.0116"
     # the gcompute example on the untruncated list (README.diversity 4.3): glab of the full res
     gg = oracle.global_gains(topics["0001"])
     full = [oracle.printed4(gg[d]) if d in gg else None for d in runs["0001"]]
     res = oracle.gcompute(full, sorted(gg.values(), reverse=True), [10])
     assert (res["syslen"], res["r1"], res["rp"]) == (993, 3, 424)
-    assert "%.4f" % res["Q-measure"] == "0.0989"
-    assert "%.4f" % res["AP"] == "0.0919"
-    assert "%.4f" % res["P-plus"] == "0.1617"
+    assert "{:.4f}".format(res["Q-measure"]) == "0.0989"
+    assert "{:.4f}".format(res["AP"]) == "0.0919"
+    assert "{:.4f}".format(res["P-plus"]) == "0.1617"
 
 
 # ----------------------------------------------------------------------------- seed 001 Fig 1

@@ -89,11 +89,7 @@ def ndeval_ideal_ranking(judgments: dict[int, dict[str, int]], alpha: float = 0.
             for s in subtopics:
                 if rel[doc].get(s, 0):
                     score += gain[s]
-            if (
-                where is None
-                or score > best
-                or (score == best and _doc_key(doc) > _doc_key(where))
-            ):
+            if where is None or score > best or (score == best and _doc_key(doc) > _doc_key(where)):
                 best, where = score, doc
         ideal.append(where)
         unranked.remove(where)
@@ -315,7 +311,7 @@ def ndeval_format_csv(runid: str, rows) -> str:
     """The exact CSV ndeval prints (header, '%.6f' values, last row 'amean')."""
     out = ["runid,topic," + ",".join(NDEVAL_COLUMNS)]
     for topic, values in rows:
-        out.append(",".join([runid, topic] + ["%.6f" % values[c] for c in NDEVAL_COLUMNS]))
+        out.append(",".join([runid, topic] + [f"{values[c]:.6f}" for c in NDEVAL_COLUMNS]))
     return "\n".join(out) + "\n"
 
 
@@ -372,7 +368,12 @@ def gcompute(
     for i in range(1, maxlen + 1):
         g = ideal[i - 1] if i <= jrel else None
         if g is None:
-            CGi[i], DCGi[i], msDCGi[i], ERRi[i] = CGi[i - 1], DCGi[i - 1], msDCGi[i - 1], ERRi[i - 1]
+            CGi[i], DCGi[i], msDCGi[i], ERRi[i] = (
+                CGi[i - 1],
+                DCGi[i - 1],
+                msDCGi[i - 1],
+                ERRi[i - 1],
+            )
             continue
         CGi[i] = CGi[i - 1] + g
         DCGi[i] = DCGi[i - 1] + g / orig_dcglog(logbase, i)
@@ -400,7 +401,12 @@ def gcompute(
             if rp == 0 and g == sysgainmax:  # preferred rank: first doc with the list's top gain
                 rp = i
         else:
-            count[i], CGs[i], DCGs[i], msDCGs[i] = count[i - 1], CGs[i - 1], DCGs[i - 1], msDCGs[i - 1]
+            count[i], CGs[i], DCGs[i], msDCGs[i] = (
+                count[i - 1],
+                CGs[i - 1],
+                DCGs[i - 1],
+                msDCGs[i - 1],
+            )
         # blended ratio (Sakai): (beta CG(r) + C(r)) / (beta CG*(r) + r)
         BR[i] = (beta * CGs[i] + count[i]) / (beta * CGi[i] + i)
         if i > 1:
@@ -447,7 +453,7 @@ def gcompute(
     out["EBR"] = EBR[syslen]
 
     for cutoff in cutoffs:
-        tag = "@%04d" % cutoff
+        tag = f"@{cutoff:04d}"
         minlen = min(cutoff, syslen)
         ap_sum = q_sum = 0.0
         for j in range(1, minlen + 1):
@@ -455,10 +461,10 @@ def gcompute(
                 ap_sum += count[j] / j
                 q_sum += BR[j]
         # divide by min(l, R)
-        div = cutoff if cutoff < jrel else jrel
+        div = min(jrel, cutoff)
         out["AP" + tag] = ap_sum / div
         out["Q" + tag] = q_sum / div
-        k = cutoff if cutoff <= maxlen else maxlen  # arrays end at maxlen
+        k = min(cutoff, maxlen)  # arrays end at maxlen
         out["nDCG" + tag] = DCGs[k] / DCGi[k]
         out["MSnDCG" + tag] = msDCGs[k] / msDCGi[k]
         out["P" + tag] = count[k] / cutoff
@@ -483,7 +489,7 @@ def irec(ranking: list[str], intent_docs: list[set[str]], cutoffs: list[int]) ->
 
     out = {"intent_num": n, "I-rec@n": at(n)}
     for c in cutoffs:
-        out["I-rec@%04d" % c] = at(c)
+        out[f"I-rec@{c:04d}"] = at(c)
     return out
 
 
@@ -496,12 +502,12 @@ DEFAULT_LEVEL_GAINS = {lv: float(lv) for lv in range(1, 10)}  # DIN-splitqrels: 
 
 def awk_number(x: float) -> float:
     """A number after awk printed it with OFMT %.6g and ntcir_eval read it back with atof."""
-    return float("%.6g" % x)
+    return float(f"{x:.6g}")
 
 
 def printed4(x: float) -> float:
     """A number after a '%.4f' printf and atof (gain labels, nev values)."""
-    return float("%.4f" % x)
+    return float(f"{x:.4f}")
 
 
 @dataclass
@@ -529,7 +535,9 @@ class DiversityTopic:
         return sorted(i for i, j in self.judgments.items() if any(v > 0 for v in j.values()))
 
 
-def intent_weighted_gain(topic: DiversityTopic, intent: int, doc: str, gains, compat: bool) -> float:
+def intent_weighted_gain(
+    topic: DiversityTopic, intent: int, doc: str, gains, compat: bool
+) -> float:
     """Pr(i|q) g_i(d): one din-file value (awk-printed with %.6g in NTCIREVAL)."""
     level = topic.judgments[intent][doc]
     value = topic.probs.get(intent, 0.0) * gains[level]
@@ -574,7 +582,7 @@ def din_gains(
 
 
 def _fmt(x: float) -> float:
-    return float("%.4f" % x)
+    return float(f"{x:.4f}")
 
 
 def ntcireval_topic(
@@ -598,11 +606,9 @@ def ntcireval_topic(
     'IA_mean': {...}, 'PQ': {...}}.
     """
     top = ranking[:cutoff]
-    tag = "@%04d" % cutoff
+    tag = f"@{cutoff:04d}"
     rel_intents = topic.intents_with_relevant()
-    intent_docs = [
-        {d for d, lv in topic.judgments[i].items() if lv > 0} for i in rel_intents
-    ]
+    intent_docs = [{d for d, lv in topic.judgments[i].items() if lv > 0} for i in rel_intents]
     ir = irec(ranking, intent_docs, [cutoff])
     p = _fmt if compat else (lambda x: x)
 
