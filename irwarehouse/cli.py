@@ -26,6 +26,7 @@ class Format(str, Enum):
     tsv = "tsv"
     csv = "csv"
     json = "json"
+    ndeval = "ndeval"
 
 
 class Order(str, Enum):
@@ -160,12 +161,19 @@ def eval_cmd(
     store: Annotated[bool, typer.Option(help="Materialise per-topic scores into the score "
                                         "table.")] = False,
     warehouse: WarehouseOpt = None,
+    # -- diversity (ndeval / NTCIREVAL): irwarehouse.diversity -----------------------------
+    alpha: Annotated[Optional[float], typer.Option(help="Diversity: ndeval's alpha (novelty "
+                     "discount; default 0.5).")] = None,
+    beta: Annotated[Optional[float], typer.Option(help="Diversity: ndeval's beta (NRBP "
+                    "persistence; default 0.5).")] = None,
 ):
     """Evaluate runs, like trec_eval: `irw eval QRELS RUN -m map -m P.10` or `--campaign C`."""
     def body():
         from .errors import IrwError
         from .evaluate import EvalOptions
         from .output import render
+        from .diversity import cli_measures
+        measure_names = cli_measures(measure or [], fmt.value, alpha=alpha, beta=beta)
         opts = EvalOptions(threshold=level, judged_only=judged_only, depth=depth,
                            complete=complete, order=order.value, version=trec_eval_version)
         if campaign:
@@ -173,7 +181,7 @@ def eval_cmd(
                 raise IrwError("give either files or --campaign, not both")
             from .api import Warehouse
             with Warehouse(_warehouse_path(warehouse), create=False) as wh:
-                result = wh.evaluate(measure or [], campaign=campaign, runs=run, qrels=qrels,
+                result = wh.evaluate(measure_names, campaign=campaign, runs=run, qrels=qrels,
                                      store=store, options=opts)
         else:
             if not files or len(files) < 2:
@@ -182,7 +190,7 @@ def eval_cmd(
                 raise IrwError("--store needs --campaign (files are evaluated without a "
                                "warehouse)")
             from .api import evaluate_files
-            result = evaluate_files(files[0], files[1:], measure or [], options=opts,
+            result = evaluate_files(files[0], files[1:], measure_names, options=opts,
                                     qrels_format=qrels_format.value, keep_first=keep_first)
         sys.stdout.write(render(result, fmt.value, per_topic=query))
     _guard(body)

@@ -127,6 +127,14 @@ def with_params(names: list[str], **params) -> list[str]:
     return out
 
 
+def cli_measures(names: list[str], fmt: str, **params) -> list[str]:
+    """The measures `irw eval` asks for: ndeval's columns by default with --format ndeval;
+    --alpha/--beta applied to the diversity measures."""
+    if not names and fmt == "ndeval":
+        names = list(NDEVAL_COLUMNS)
+    return with_params(names, **params)
+
+
 # ------------------------------------------------------------------------------ context
 
 
