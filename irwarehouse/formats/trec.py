@@ -49,8 +49,11 @@ def sha256_of(path: Path) -> str:
 def _open_text(path: Path):
     raw = open(path, "rb")
     head = raw.read(2)
+    if head == b"\x1f\x8b":
+        raw.close()                 # GzipFile(fileobj=raw) would leave raw open (ResourceWarning)
+        return gzip.open(path, "rb")
     raw.seek(0)
-    return gzip.open(raw) if head == b"\x1f\x8b" else raw
+    return raw
 
 
 def check_readable(path: Path) -> None:
