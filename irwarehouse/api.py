@@ -51,6 +51,10 @@ class Warehouse:
         return _ingest.ingest_run(self.con, path, campaign, name=name, team=team,
                                   replace=replace, keep_first=keep_first)
 
+    def ingest_intents(self, path, campaign: str, *, normalise: bool = False) -> int:
+        """Intent probabilities/types (NTCIREVAL Iprob or DINprob) for diversity measures."""
+        return _ingest.ingest_intents(self.con, path, campaign, normalise=normalise)
+
     # -- lookups ----------------------------------------------------------------------------
     def qrels_id(self, campaign: str, name: str | None = None) -> int:
         rows = self.con.execute("""
@@ -131,12 +135,15 @@ class Warehouse:
 
 def evaluate_files(qrels: str | Path, runs: list[str | Path], measures: list[str], *,
                    options: EvalOptions | None = None, qrels_format: str = "qrels",
-                   keep_first: bool = False) -> EvalResult:
-    """trec_eval on files: a private in-memory warehouse, nothing written to disk."""
+                   keep_first: bool = False, intents: str | Path | None = None) -> EvalResult:
+    """trec_eval on files: a private in-memory warehouse, nothing written to disk. `intents`:
+    an intent probability/type file for the diversity measures."""
     options = options or EvalOptions()
     requests = parse_measures(measures, version=options.version)
     with Warehouse(None) as wh:
         qid = wh.ingest_qrels(qrels, "files", fmt=qrels_format)
+        if intents is not None:
+            wh.ingest_intents(intents, "files")
         # One campaign per file, so that runs sharing a tag keep their trec_eval runid.
         run_ids = [wh.ingest_run(path, f"files-{i}", keep_first=keep_first)
                    for i, path in enumerate(runs)]

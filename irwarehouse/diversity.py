@@ -40,7 +40,7 @@ ALIASES = {
     "nERR_IA": "nERR-IA", "AP_IA": "MAP-IA", "MAP_IA": "MAP-IA", "P_IA": "P-IA",
     "StRecall": "strec",
 }  # fmt: skip
-_NAME_RE = re.compile(r"^([A-Za-z][\w#-]*)(?:\(([^)]*)\))?(?:@(\d+))?$")
+_NAME_RE = re.compile(r"^([A-Za-z][\w#+-]*)(?:\(([^)]*)\))?(?:@(\d+))?$")
 
 
 def is_diversity(mdef) -> bool:
@@ -146,7 +146,7 @@ def prepare(con: duckdb.DuckDBPyConnection, requests, params: dict) -> None:
     """Build ev_div_judgment, ev_div_ranked and the greedy ideal lists the requested diversity
     macros read. `params` are the evaluation context parameters (evaluate._context_params)."""
     sql = sections(read_sql("context.sql"))
-    for name in ("div_judgment", "div_ranked"):
+    for name in ("div_judgment", "div_intent", "div_ranked"):
         con.execute(sql[name], {k: v for k, v in params.items() if f"${k}" in sql[name]})
     alphas = sorted({float(a) for r in requests if r.mdef.family == "diversity_ndeval"
                      for p, a in zip(r.mdef.params, r.args) if p.name == "alpha"})

@@ -101,3 +101,18 @@ def ingest_run(con: duckdb.DuckDBPyConnection, path, campaign: str, *, name: str
         con.execute("INSERT INTO run_row SELECT ?, topic, doc, score, rank, file_order "
                     "FROM stage_run", [rid])
     return rid
+
+
+def ingest_intents(con: duckdb.DuckDBPyConnection, path, campaign: str, *,
+                   normalise: bool = False) -> int:
+    """Store intent probabilities and types (NTCIREVAL Iprob/DINprob or a plain table) in the
+    `intent` table of `campaign` (created if new); an intent already stored is replaced.
+    Returns the number of intents read."""
+    from .formats.intents import read_intents
+    rows = read_intents(Path(path), normalise=normalise)
+    with transaction(con):
+        cid = campaign_id(con, campaign, create=True)
+        con.executemany("INSERT OR REPLACE INTO intent (campaign_id, topic, intent, probability, "
+                        "intent_type) VALUES (?, ?, ?, ?, ?)",
+                        [(cid, r.topic, r.intent, r.probability, r.intent_type) for r in rows])
+    return len(rows)

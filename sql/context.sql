@@ -184,6 +184,13 @@ SELECT topic, intent, doc, rel
 FROM judgment
 WHERE qrels_id = $qrels_id;
 
+-- name: div_intent
+-- Intent probabilities and types of the qrels' campaign (the `intent` table).
+CREATE OR REPLACE TEMP TABLE ev_div_intent AS
+SELECT i.topic, i.intent, i.probability, i.intent_type
+FROM intent i JOIN qrels q ON q.campaign_id = i.campaign_id
+WHERE q.qrels_id = $qrels_id;
+
 -- name: div_ranked
 -- Every retrieved document that has a per-intent judgment, with its rank, one row per intent.
 -- Order: 'score' = ndeval -traditional (score desc, docno desc; scores as doubles, as ndeval
