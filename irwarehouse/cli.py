@@ -27,12 +27,19 @@ class Format(str, Enum):
     csv = "csv"
     json = "json"
     ndeval = "ndeval"
+    ntcireval = "ntcireval"
 
 
 class Order(str, Enum):
     score = "score"
     rank = "rank"
     file = "file"
+
+
+class DiversityKind(str, Enum):
+    D = "D"
+    DIN = "DIN"
+    IA = "IA"
 
 
 class QrelsFormat(str, Enum):
@@ -126,6 +133,24 @@ def ingest_run(
     _guard(body)
 
 
+@ingest_app.command("intents")
+def ingest_intents(
+    file: Annotated[Path, typer.Argument(help="Intent file: NTCIREVAL Iprob (topic intent "
+                                         "prob) or DINprob (topic intent prob inf|nav).")],
+    campaign: Annotated[str, typer.Option("--campaign", "-C", help="Campaign name.")],
+    normalise: Annotated[bool, typer.Option(help="Rescale a topic's probabilities that do "
+                                            "not sum to 1 (otherwise an error).")] = False,
+    warehouse: WarehouseOpt = None,
+):
+    """Ingest intent probabilities and types (diversity measures) into a campaign."""
+    def body():
+        from .api import Warehouse
+        with Warehouse(_warehouse_path(warehouse)) as wh:
+            n = wh.ingest_intents(file, campaign, normalise=normalise)
+        typer.echo(f"ingested {n} intents from {file} into campaign {campaign}")
+    _guard(body)
+
+
 @app.command("eval")
 def eval_cmd(
     files: Annotated[Optional[list[Path]], typer.Argument(
@@ -166,14 +191,29 @@ def eval_cmd(
                      "discount; default 0.5).")] = None,
     beta: Annotated[Optional[float], typer.Option(help="Diversity: ndeval's beta (NRBP "
                     "persistence; default 0.5).")] = None,
+    diversity: Annotated[Optional[DiversityKind], typer.Option(
+        help="NTCIREVAL diversity measures (default set when no -m): D (.Dnev), DIN (.DINnev) "
+        "or IA (.nevIA).")] = None,
+    intents: Annotated[Optional[Path], typer.Option(help="Intent probabilities/types "
+                       "(NTCIREVAL Iprob or DINprob) for QRELS RUN files.")] = None,
+    gamma: Annotated[Optional[float], typer.Option(help="Diversity: weight of I-rec in the "
+                     "# measures (default 0.5).")] = None,
+    cutoffs: Annotated[Optional[str], typer.Option(
+        help="NTCIREVAL cutoffs for the @k measures, e.g. 1,10 (default 10 for --diversity).")]
+    = None,
 ):
     """Evaluate runs, like trec_eval: `irw eval QRELS RUN -m map -m P.10` or `--campaign C`."""
     def body():
+        from .diversity import cli_measures
         from .errors import IrwError
         from .evaluate import EvalOptions
         from .output import render
-        from .diversity import cli_measures
-        measure_names = cli_measures(measure or [], fmt.value, alpha=alpha, beta=beta)
+        measure_names = cli_measures(measure or [], fmt.value, alpha=alpha, beta=beta,
+                                     gamma=gamma, kind=diversity.value if diversity else None,
+                                     cutoffs=cutoffs)
+        if intents is not None and campaign:
+            raise IrwError("--intents is for QRELS RUN files; store a campaign's intents with "
+                           "`irw ingest intents`")
         opts = EvalOptions(threshold=level, judged_only=judged_only, depth=depth,
                            complete=complete, order=order.value, version=trec_eval_version)
         if campaign:
@@ -191,7 +231,8 @@ def eval_cmd(
                                "warehouse)")
             from .api import evaluate_files
             result = evaluate_files(files[0], files[1:], measure_names, options=opts,
-                                    qrels_format=qrels_format.value, keep_first=keep_first)
+                                    qrels_format=qrels_format.value, keep_first=keep_first,
+                                    intents=intents)
         sys.stdout.write(render(result, fmt.value, per_topic=query))
     _guard(body)
 

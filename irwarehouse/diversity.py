@@ -127,10 +127,20 @@ def with_params(names: list[str], **params) -> list[str]:
     return out
 
 
-def cli_measures(names: list[str], fmt: str, **params) -> list[str]:
-    """The measures `irw eval` asks for: ndeval's columns by default with --format ndeval;
-    --alpha/--beta applied to the diversity measures."""
-    if not names and fmt == "ndeval":
+def cli_measures(names: list[str], fmt: str, *, kind: str | None = None,
+                 cutoffs: str | None = None, **params) -> list[str]:
+    """The measures `irw eval` asks for: with no -m, ndeval's columns for --format ndeval and
+    NTCIREVAL's layout set for --diversity D|DIN|IA (at --cutoffs, default 10); --alpha,
+    --beta and --gamma applied to the diversity measures that take them."""
+    if not names and kind:
+        try:
+            cuts = [int(c) for c in (cutoffs or "10").split(",")]
+        except ValueError:
+            raise MeasureError(f"bad --cutoffs {cutoffs!r}: expected e.g. 10 or 10,20") from None
+        if any(c <= 0 for c in cuts):
+            raise MeasureError("cutoffs must be positive")
+        names = ntcir_measures(kind, cuts)
+    elif not names and fmt == "ndeval":
         names = list(NDEVAL_COLUMNS)
     return with_params(names, **params)
 
@@ -253,3 +263,79 @@ def ndeval_text(result) -> str:
         means = {s["measure"]: s["value"] for s in summary if s["run_id"] == run_id}
         lines.append(",".join([run, "amean"] + [_ndeval_value(means.get(n)) for n in names]))
     return "\n".join(lines) + "\n"
+
+
+# NTCIREVAL: the measures behind each layout, and the names its files print them under
+NTCIR_KINDS = {
+    "D": [("D-Q", "Q"), ("D-nDCG", "MSnDCG"), ("I-rec", "I-rec"), ("D#-Q", "D#-Q"),
+          ("D#-nDCG", "D#-nDCG")],
+    "DIN": [("DIN-Q", "Q"), ("DIN-nDCG", "MSnDCG"), ("I-rec", "I-rec"), ("DIN#-Q", "DIN#-Q"),
+            ("DIN#-nDCG", "DIN#-nDCG")],
+    "IA": [("IA-ERR", "IA-ERR"), ("IA-nERR", "IA-nERR"), ("IA-nDCG", "IA-MSnDCG")],
+}
+_SHARP = {"D#-Q": ("D-Q", "I-rec"), "D#-nDCG": ("D-nDCG", "I-rec"),
+          "DIN#-Q": ("DIN-Q", "I-rec"), "DIN#-nDCG": ("DIN-nDCG", "I-rec")}
+
+
+def ntcir_measures(kind: str, cutoffs: list[int], **params) -> list[str]:
+    """The measures of NTCIREVAL's .Dnev / .DINnev / .nevIA files at the given cutoffs."""
+    names = [f"{m}@{c}" for c in cutoffs for m, _ in NTCIR_KINDS[kind]]
+    if kind == "IA":
+        names.append("SUMp")
+    return with_params(names, **params)
+
+
+def _p4(value: float) -> float:
+    return float(f"{value:.4f}")
+
+
+def ntcireval_text(result) -> str:
+    """NTCIREVAL's diversity layouts for the requested measures, one block per topic (topics
+    in byte order, runs one after another): `TID NAME=<pad>%.4f` lines as in .Dnev/.DINnev
+    (Q@l, MSnDCG@l, I-rec@l, then the # combinations, which, as NTCIREVAL's scripts do, are
+    formed from the %.4f-printed components), and `TID SUMp= x IA-ERR@l= y` lines as in
+    .nevIA. Measures of no layout are printed as `TID NAME= value` lines after them."""
+    by_req = {r.name: r for r in result.requests}
+    values: dict[tuple, float] = {}
+    for t in result.per_topic.to_pylist():
+        values[(t["run_id"], t["topic"], t["measure"])] = t["value"]
+    layout = {m: shown for pairs in NTCIR_KINDS.values() for m, shown in pairs}
+    lines: list[str] = []
+    run_ids = list(dict.fromkeys(t[0] for t in values))
+    for run_id in run_ids:
+        topics = sorted({t for (rid, t, _) in values if rid == run_id}, key=str.encode)
+        for topic in topics:
+            got = {r.name: values[(run_id, topic, r.name)] for r in result.requests
+                   if (run_id, topic, r.name) in values}
+            cutoffs = sorted({r.args[0] for r in result.requests if r.mdef.params
+                              and r.mdef.params[0].name == "cutoff"})
+            done = set()
+            for cutoff in cutoffs:
+                tag = f"@{cutoff:04d}"
+                at = {by_req[n].mdef.name: (n, v) for n, v in got.items()
+                      if by_req[n].mdef.params and by_req[n].args[0] == cutoff}
+                for kind in ("D", "DIN"):
+                    for measure, shown in NTCIR_KINDS[kind]:
+                        if measure not in at or (measure, cutoff) in done:
+                            continue
+                        name, value = at[measure]
+                        if measure in _SHARP and all(p in at for p in _SHARP[measure]):
+                            req = by_req[name]
+                            gamma = dict(zip([p.name for p in req.mdef.params], req.args))[
+                                "gamma"]
+                            x, irec = (at[p][1] for p in _SHARP[measure])
+                            value = gamma * _p4(irec) + (1 - gamma) * _p4(x)
+                        lines.append(f"{topic} {shown + tag + '=':<21}{value:.4f}")
+                        done.add((measure, cutoff))
+                        done.add(name)
+                sump = got.get("SUMp")
+                for measure, shown in NTCIR_KINDS["IA"]:
+                    if measure in at:
+                        name, value = at[measure]
+                        lines.append(f"{topic} SUMp= {sump if sump is not None else 0:.4f} "
+                                     f"{shown + tag}= {value:.4f}")
+                        done.add(name)
+            for name, value in got.items():
+                if name not in done and name != "SUMp" and by_req[name].mdef.name not in layout:
+                    lines.append(f"{topic} {name + '=':<21}{value:.4f}")
+    return "\n".join(lines) + ("\n" if lines else "")
