@@ -23,13 +23,16 @@ from tests.oracles import diversity_oracle as oracle
 
 REALDATA = Path(__file__).resolve().parents[1].parent / "shared" / "realdata"
 TREC2012 = REALDATA / "trec2012_web_diversity"
+NTCIR = REALDATA / "ntcireval_190111_sample"
 RUNS = [f"{s}.results-{c}{f}" for s in ("ql", "rm") for c in ("cata", "catb")
         for f in ("", "-filtered")]
 MODES = {"c.traditional": EvalOptions(complete=True, order="score"),
          "default": EvalOptions(order="rank")}
 needs_trec2012 = pytest.mark.skipif(not TREC2012.is_dir(), reason="shared realdata absent")
-PROPERTY = settings(derandomize=True, deadline=None, max_examples=30,
+needs_ntcir = pytest.mark.skipif(not NTCIR.is_dir(), reason="shared realdata absent")
+PROPERTY = settings(derandomize=True, deadline=None, max_examples=20,
                     suppress_health_check=[HealthCheck.too_slow])
+NTCIR_PROPERTY = settings(PROPERTY, max_examples=12)
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -41,11 +44,16 @@ class Loaded:
     def __init__(self):
         self.con = connect(None)
 
-    def load(self, qrels: dict, runs: dict) -> None:
-        """qrels {topic: {subtopic: {doc: level}}}; runs {topic: [(doc, score, rank)]}."""
+    def load(self, qrels: dict, runs: dict, intents: dict | None = None) -> None:
+        """qrels {topic: {subtopic: {doc: level}}}; runs {topic: [(doc, score, rank)]};
+        intents {topic: {subtopic: (probability, 'inf'|'nav')}}."""
         con = self.con
-        for table in ("judgment", "run_row", "run", "qrels", "campaign"):
+        for table in ("judgment", "run_row", "run", "qrels", "campaign", "intent"):
             con.execute(f"DELETE FROM {table}")
+        for t, subs in (intents or {}).items():
+            for s, (prob, kind) in subs.items():
+                con.execute("INSERT INTO intent VALUES (1, ?, ?, ?, ?)", [str(t), str(s), prob,
+                                                                         kind])
         con.execute("INSERT INTO campaign (campaign_id, name) VALUES (1, 'p')")
         con.execute("INSERT INTO qrels (qrels_id, campaign_id, name) VALUES (1, 1, 'q')")
         con.execute("INSERT INTO run (run_id, campaign_id, name) VALUES (1, 1, 'r')")
@@ -291,3 +299,238 @@ def test_sql_matches_pyndeval(loaded, rng, alpha, beta):
                 (t, name)
             compared += 1
     assert compared > 0
+
+
+# ----------------------------------------------------------------------------- NTCIREVAL goldens
+
+NTCIR_LAYOUT = {  # our measure -> the name NTCIREVAL prints it under (D / DIN files)
+    "Dnev": {"D-nDCG": "MSnDCG", "D-Q": "Q", "I-rec": "I-rec", "D#-Q": "D#-Q",
+             "D#-nDCG": "D#-nDCG"},
+    "DINnev": {"DIN-nDCG": "MSnDCG", "DIN-Q": "Q", "I-rec": "I-rec", "DIN#-Q": "DIN#-Q",
+               "DIN#-nDCG": "DIN#-nDCG"},
+}
+IA_LAYOUT = {"IA-ERR": "IA-ERR", "IA-nERR": "IA-nERR", "IA-nDCG": "IA-MSnDCG"}
+
+
+@pytest.fixture(scope="module")
+def ntcir_values():
+    """SQL values of every NTCIREVAL layout measure at l = 10 and 20 on the sample."""
+    if not NTCIR.is_dir():
+        pytest.skip("shared realdata absent")
+    out = {}
+    for cutoff in (10, 20):
+        names = sorted({f"{m}@{cutoff}" for lay in NTCIR_LAYOUT.values() for m in lay}
+                       | {f"{m}@{cutoff}" for m in IA_LAYOUT} | {"SUMp"})
+        result = evaluate_files(NTCIR / "Dtest.Dqrels", [NTCIR / "TRECRUN"], names,
+                                options=EvalOptions(order="file"), qrels_format="diversity",
+                                intents=NTCIR / "Dtest.DINprob")
+        out[cutoff] = {(r["topic"], r["measure"]): r["value"]
+                       for r in result.per_topic.to_pylist()}
+    return out
+
+
+def _nev_lines(path: Path) -> dict[tuple[str, str], str]:
+    out = {}
+    for line in path.read_text().splitlines():
+        tid, rest = line.split(None, 1)
+        if not rest.startswith("#"):
+            key, value = rest.rsplit(None, 1)
+            out[(tid, key.rstrip("=").strip())] = value
+    return out
+
+
+@pytest.mark.realdata
+@needs_ntcir
+@pytest.mark.parametrize("cutoff", [10, 20])
+@pytest.mark.parametrize("family", ["Dnev", "DINnev"])
+def test_ntcireval_d_din_values(ntcir_values, family, cutoff):
+    """D-/DIN-nDCG (MSnDCG@l), D-/DIN-Q (Q@l) and I-rec@l equal the printed %.4f values; the #
+    measures are exact arithmetic, within 1e-4 of NTCIREVAL's sums of printed components."""
+    expected = _nev_lines(NTCIR / "generated_ntcireval" / f"TRECRUN.l{cutoff}.{family}")
+    got = ntcir_values[cutoff]
+    checked = exact = 0
+    for (tid, measure), value in got.items():
+        base = measure.rsplit("@", 1)[0]
+        if base not in NTCIR_LAYOUT[family]:
+            continue
+        want = expected[(tid, f"{NTCIR_LAYOUT[family][base]}@{cutoff:04d}")]
+        if "#" in base:
+            assert abs(value - float(want)) <= 1e-4 + 1e-12, (tid, measure)
+        else:
+            assert f"{value:.4f}" == want, (tid, measure)
+        exact += f"{value:.4f}" == want
+        checked += 1
+    assert checked == 3 * 5 and exact >= 10
+
+
+@pytest.mark.realdata
+@needs_ntcir
+@pytest.mark.parametrize("cutoff", [10, 20])
+def test_ntcireval_ia_values(ntcir_values, cutoff):
+    lines = (NTCIR / "generated_ntcireval" / f"TRECRUN.l{cutoff}.nevIA").read_text().splitlines()
+    summary = {}
+    for line in lines:
+        parts = line.split()
+        if parts[1] == "SUMp=":
+            summary[(parts[0], "SUMp")] = parts[2]
+            summary[(parts[0], parts[3].rstrip("="))] = parts[4]
+    got = ntcir_values[cutoff]
+    checked = 0
+    for (tid, measure), value in got.items():
+        base = measure.rsplit("@", 1)[0]
+        if base == "SUMp":
+            assert f"{value:.4f}" == summary[(tid, "SUMp")]
+        elif base in IA_LAYOUT:   # sums of %.4f-printed per-intent values in NTCIREVAL
+            assert abs(value - float(summary[(tid, f"{IA_LAYOUT[base]}@{cutoff:04d}")])) \
+                <= 1e-4, (tid, measure)
+        else:
+            continue
+        checked += 1
+    assert checked == 3 * 4
+
+
+@pytest.mark.realdata
+@needs_ntcir
+@pytest.mark.parametrize("cutoff", [10, 20])
+@pytest.mark.parametrize("kind", ["D", "DIN", "IA"])
+def test_ntcireval_cli_lines(kind, cutoff):
+    """`irw eval --format ntcireval --diversity K --intents Dtest.DINprob --cutoffs l --order
+    file Dtest.Dqrels TRECRUN`: every line printed is a line of NTCIREVAL's file (the #
+    measures formed from printed components as its scripts do); IA sums may differ by 1e-4."""
+    from typer.testing import CliRunner
+
+    from irwarehouse.cli import app
+    res = CliRunner().invoke(app, ["eval", "--format", "ntcireval", "--diversity", kind,
+                                   "--intents", str(NTCIR / "Dtest.DINprob"), "--cutoffs",
+                                   str(cutoff), "--order", "file", "--qrels-format",
+                                   "diversity", str(NTCIR / "Dtest.Dqrels"),
+                                   str(NTCIR / "TRECRUN")])
+    assert res.exit_code == 0, res.output
+    suffix = {"D": "Dnev", "DIN": "DINnev", "IA": "nevIA"}[kind]
+    expected = set((NTCIR / "generated_ntcireval" / f"TRECRUN.l{cutoff}.{suffix}")
+                   .read_text().splitlines())
+    printed = res.output.splitlines()
+    assert len(printed) == (15 if kind != "IA" else 9)
+    missing = [line for line in printed if line not in expected]
+    if kind == "IA":
+        assert len(missing) <= 1          # 0001 IA-nERR@0020: 0.1552 vs NTCIREVAL's 0.1553
+    else:
+        assert missing == []
+
+
+@pytest.mark.realdata
+@needs_ntcir
+def test_readme_diversity_examples(ntcir_values):
+    got = ntcir_values[10]
+    assert f"{got[('0001', 'D#-Q@10')]:.4f}" == "0.3965"
+    assert f"{got[('0001', 'D#-nDCG@10')]:.4f}" == "0.4376"
+    assert f"{got[('0001', 'DIN#-nDCG@10')]:.4f}" == "0.3892"
+    assert f"{got[('0001', 'DIN#-Q@10')]:.4f}" == "0.3647"
+    assert f"{got[('0002', 'SUMp')]:.4f}" == "0.2000"
+    assert f"{got[('0002', 'IA-ERR@10')]:.4f}" == "0.0167"
+    assert f"{got[('0002', 'IA-nERR@10')]:.4f}" == "0.0241"
+    assert f"{got[('0002', 'IA-nDCG@10')]:.4f}" == "0.0116"
+
+
+# ----------------------------------------------------------------------------- seed 001 Fig 1
+
+FIG1_QRELS = {1: {1: {"a": 1, "b": 3, "e": 1}, 2: {"b": 1, "d": 3}}}
+FIG1_RUN = {1: [("a", 5.0, 1), ("b", 4.0, 2), ("c", 3.0, 3), ("d", 2.0, 4), ("e", 1.0, 5)]}
+
+
+def test_seed001_fig1(loaded):
+    """Rank 1: L1 to i; rank 2: L3 to i, L1 to j; rank 3: non-relevant; rank 4: L3 to j;
+    rank 5: L1 to i; i informational, j navigational, Pr = 1/2 each."""
+    loaded.load(FIG1_QRELS, FIG1_RUN, {1: {1: (0.5, "inf"), 2: (0.5, "nav")}})
+    names = ["Ef-P@5", "P+Q@5", "IA-Q@5", "D-nDCG@5", "DIN-nDCG@5", "D-Q@5", "DIN-Q@5",
+             "I-rec@5", "D#-nDCG@5", "D#-Q@5", "DIN#-nDCG@5", "DIN#-Q@5", "PMP@5"]
+    got = {m: v for (_, m), v in loaded.values(names, EvalOptions(order="file")).items()}
+    assert got["Ef-P@5"] == pytest.approx(0.6)
+    # P+ of j equals its Q here (seed 001 section 3.2), so P+Q equals Q-IA
+    assert got["P+Q@5"] == pytest.approx(got["IA-Q@5"])
+    assert got["DIN-nDCG@5"] < got["D-nDCG@5"] and got["DIN-Q@5"] < got["D-Q@5"]
+    assert got["PMP@5"] == pytest.approx(3 / 5)          # tie: the first intent (i)
+    for sharp, plain in (("D#-nDCG", "D-nDCG"), ("D#-Q", "D-Q"), ("DIN#-nDCG", "DIN-nDCG"),
+                         ("DIN#-Q", "DIN-Q")):
+        assert got[f"{sharp}@5"] == 0.5 * got["I-rec@5"] + (1 - 0.5) * got[f"{plain}@5"]
+    # j alone: rp_j = 4 (L3 at rank 4 beats L1 at rank 2): P+ = (BR(2) + BR(4)) / 2
+    loaded.load(FIG1_QRELS, FIG1_RUN, {1: {1: (0.0, "inf"), 2: (1.0, "nav")}})
+    got = {m: v for (_, m), v in loaded.values(["P+Q@5"], EvalOptions(order="file")).items()}
+    assert got["P+Q@5"] == pytest.approx((2 / 6 + 6 / 8) / 2)
+
+
+def test_uniform_probabilities_and_intent_file(tmp_path):
+    from irwarehouse.errors import InputError
+    from irwarehouse.formats.intents import read_intents
+    f = tmp_path / "x.DINprob"
+    f.write_text("1 1 0.5 nav\n1 2 0.5\n2 1 inf\n")
+    rows = read_intents(f)
+    assert [(r.topic, r.intent, r.probability, r.intent_type) for r in rows] == \
+        [("1", "1", 0.5, "nav"), ("1", "2", 0.5, None), ("2", "1", None, "inf")]
+    f.write_text("1 1 0.5\n1 2 0.3\n")
+    with pytest.raises(InputError, match="sum to 0.8000"):
+        read_intents(f)
+    assert read_intents(f, normalise=True)[0].probability == pytest.approx(0.625)
+    f.write_text("1 1 0.5\n1 1 0.5\n")
+    with pytest.raises(InputError, match="twice"):
+        read_intents(f)
+
+
+# ----------------------------------------------------------------------------- NTCIREVAL properties
+
+
+def _random_ntcir_case(rng: random.Random):
+    qrels, runs, intents, topics = {}, {}, {}, {}
+    for t in range(1, rng.randint(1, 3) + 1):
+        docs = [f"d{k:02d}" for k in range(rng.randint(1, 20))]
+        subs = {}
+        for s in range(1, rng.randint(1, 4) + 1):
+            judged = rng.sample(docs, rng.randint(1, len(docs)))
+            subs[s] = {d: rng.choice([0, 0, 1, 2, 3]) for d in judged}
+        weights = [rng.randint(1, 4) for _ in subs]     # > 0: global gains never all 0
+        probs = {s: w / sum(weights) for s, w in zip(subs, weights)}
+        types = {s: rng.choice(["inf", "nav"]) for s in subs}
+        pool = docs + [f"u{k}" for k in range(4)]
+        ranking = rng.sample(pool, rng.randint(1, len(pool)))
+        qrels[t] = subs
+        runs[t] = [(d, float(len(ranking) - k), k + 1) for k, d in enumerate(ranking)]
+        intents[t] = {s: (probs[s], types[s]) for s in subs}
+        topics[t] = (oracle.DiversityTopic(subs, probs, types), ranking)
+    return qrels, runs, intents, topics
+
+
+NTCIR_ORACLE = {  # our measure -> (oracle block, key)
+    "I-rec": ("D", "I-rec{tag}"), "D-nDCG": ("D", "MSnDCG{tag}"), "D-Q": ("D", "Q{tag}"),
+    "D#-nDCG": ("D", "D#-nDCG{tag}"), "D#-Q": ("D", "D#-Q{tag}"),
+    "DIN-nDCG": ("DIN", "MSnDCG{tag}"), "DIN-Q": ("DIN", "Q{tag}"),
+    "DIN#-nDCG": ("DIN", "DIN#-nDCG{tag}"), "DIN#-Q": ("DIN", "DIN#-Q{tag}"),
+    "IA-nDCG": ("IA_mean", "IA-MSnDCG{tag}"), "IA-Q": ("IA_mean", "IA-Q{tag}"),
+    "IA-ERR": ("IA_mean", "IA-ERR{tag}"), "IA-nERR": ("IA_mean", "IA-nERR{tag}"),
+    "P+Q": ("PQ", "PplusQ{tag}"), "P+Q#": ("PQ", "PplusQ#{tag}"),
+}
+
+
+@NTCIR_PROPERTY
+@given(rng=st.randoms(use_true_random=False), cutoff=st.sampled_from([1, 3, 5, 10]))
+def test_ntcir_sql_matches_oracle(loaded, rng, cutoff):
+    qrels, runs, intents, topics = _random_ntcir_case(rng)
+    loaded.load(qrels, runs, intents)
+    names = [f"{m}@{cutoff}" for m in NTCIR_ORACLE] + [f"Ef-P@{cutoff}", f"PMP@{cutoff}",
+                                                        "SUMp"]
+    got = loaded.values(names, EvalOptions(order="file"))
+    tag = f"@{cutoff:04d}"
+    for t, (topic, ranking) in topics.items():
+        if not topic.intents_with_relevant():
+            continue                       # NTCIREVAL prints nothing for such a topic
+        want = oracle.ntcireval_topic(topic, ranking, cutoff, compat=False)
+        for measure, (block, key) in NTCIR_ORACLE.items():
+            value = got[(str(t), f"{measure}@{cutoff}")]
+            assert _same(value, want[block][key.format(tag=tag)]), (t, measure)
+        assert _same(got[(str(t), "SUMp")], want["IA_mean"]["SUMp"])
+        assert _same(got[(str(t), f"Ef-P@{cutoff}")],
+                     oracle.effective_precision(topic, ranking, cutoff))
+        assert _same(got[(str(t), f"PMP@{cutoff}")], oracle.pmp(topic, ranking, cutoff))
+        if all(k == "inf" for k in topic.types.values()):
+            for m in ("nDCG", "Q"):
+                assert _same(got[(str(t), f"DIN-{m}@{cutoff}")], got[(str(t), f"D-{m}@{cutoff}")])
+        assert got[(str(t), f"DIN-nDCG@{cutoff}")] <= got[(str(t), f"D-nDCG@{cutoff}")] + 1e-12

@@ -359,13 +359,20 @@ LEFT JOIN effective e ON e.run_id = b.run_id AND e.topic = b.topic;
 -- macro: ntd_pmp
 -- params: cutoff INTEGER = 10
 -- summary: mean
--- doc: Precision@l for the most probable intent (the first in intent order on ties).
+-- doc: Precision@l for the most probable intent of the topic's probabilities (uniform: every
+--      intent with a relevant document); ties go to the first intent (numbers, then names).
 CREATE OR REPLACE TEMP MACRO ntd_pmp(cutoff) AS TABLE
-WITH top_intent AS (
-    SELECT topic, arg_max(intent, prob) AS intent
-    FROM (SELECT topic, intent, prob FROM ev_ntd_intent()
-          ORDER BY topic, prob DESC, try_cast(intent AS BIGINT) NULLS LAST, intent)
-    GROUP BY topic
+WITH candidates AS (
+    SELECT topic, intent, probability AS prob FROM ev_div_intent WHERE probability IS NOT NULL
+    UNION ALL
+    SELECT topic, intent, prob FROM ev_ntd_intent()
+    WHERE topic NOT IN (SELECT topic FROM ev_div_intent WHERE probability IS NOT NULL)
+),
+top_intent AS (
+    SELECT topic, intent FROM candidates
+    QUALIFY row_number() OVER (PARTITION BY topic
+                               ORDER BY prob DESC, try_cast(intent AS BIGINT) NULLS LAST,
+                                        intent) = 1
 ),
 hits AS (
     SELECT r.run_id, r.topic, count(*) AS n
