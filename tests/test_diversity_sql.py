@@ -534,3 +534,33 @@ def test_ntcir_sql_matches_oracle(loaded, rng, cutoff):
             for m in ("nDCG", "Q"):
                 assert _same(got[(str(t), f"DIN-{m}@{cutoff}")], got[(str(t), f"D-{m}@{cutoff}")])
         assert got[(str(t), f"DIN-nDCG@{cutoff}")] <= got[(str(t), f"D-nDCG@{cutoff}")] + 1e-12
+
+
+@pytest.mark.realdata
+@needs_ntcir
+def test_campaign_with_stored_intents(tmp_path):
+    """The warehouse path: ingest Dqrels, DINprob and the run into a campaign, evaluate with
+    --store; the printed lines are NTCIREVAL's and the scores are materialised."""
+    from typer.testing import CliRunner
+
+    from irwarehouse.cli import app
+    wh = str(tmp_path / "w.duckdb")
+    runner = CliRunner()
+    for args in (["ingest", "qrels", "--format", "diversity", str(NTCIR / "Dtest.Dqrels")],
+                 ["ingest", "intents", str(NTCIR / "Dtest.DINprob")],
+                 ["ingest", "run", str(NTCIR / "TRECRUN")]):
+        res = runner.invoke(app, args + ["-C", "ntcir", "-w", wh])
+        assert res.exit_code == 0, res.output
+    res = runner.invoke(app, ["eval", "-C", "ntcir", "-w", wh, "--format", "ntcireval",
+                              "--diversity", "DIN", "--order", "file", "--store"])
+    assert res.exit_code == 0, res.output
+    expected = set((NTCIR / "generated_ntcireval" / "TRECRUN.l10.DINnev").read_text()
+                   .splitlines())
+    assert res.output.splitlines() and set(res.output.splitlines()) <= expected
+    from irwarehouse.api import Warehouse
+    with Warehouse(wh, create=False) as w:
+        stored = w.scores("ntcir", "DIN#-Q@10").to_pylist()
+    assert len(stored) == 3 and {r["params"] for r in stored} == {"cutoff=10,gamma=0.5,beta=1.0"}
+    res = runner.invoke(app, ["eval", "-C", "ntcir", "-w", wh, "--intents",
+                              str(NTCIR / "Dtest.DINprob"), "-m", "D-nDCG@10"])
+    assert res.exit_code == 1 and "irw ingest intents" in res.output
