@@ -19,7 +19,7 @@ from . import ingest as _ingest
 from .errors import WarehouseError
 from .evaluate import EvalOptions, EvalResult, definition_hash, evaluate
 from .ingest import transaction
-from .measures import parse_measures
+from .measures import parse_measures, wants_runid
 from .warehouse import connect
 
 
@@ -94,6 +94,7 @@ class Warehouse:
         run_ids = self.run_ids(campaign, runs)
         requests = parse_measures(measures, version=options.version)
         result = evaluate(self.con, run_ids, qid, requests, options)
+        result.runid = wants_runid(measures)
         if store:
             self._store(result, qid)
         return result
@@ -147,4 +148,6 @@ def evaluate_files(qrels: str | Path, runs: list[str | Path], measures: list[str
         # One campaign per file, so that runs sharing a tag keep their trec_eval runid.
         run_ids = [wh.ingest_run(path, f"files-{i}", keep_first=keep_first)
                    for i, path in enumerate(runs)]
-        return evaluate(wh.con, run_ids, qid, requests, options)
+        result = evaluate(wh.con, run_ids, qid, requests, options)
+        result.runid = wants_runid(measures)
+        return result

@@ -237,6 +237,71 @@ def eval_cmd(
     _guard(body)
 
 
+class Test(str, Enum):
+    bootstrap = "bootstrap"
+    tukey = "tukey"
+    randomisation = "randomisation"
+    t = "t"
+    wilcoxon = "wilcoxon"
+    sign = "sign"
+
+
+class Correction(str, Enum):
+    bonferroni = "bonferroni"
+    holm = "holm"
+    bh = "bh"
+
+
+class TableFormat(str, Enum):
+    table = "table"
+    json = "json"
+    csv = "csv"
+
+
+@app.command()
+def compare(
+    campaign: Annotated[list[str], typer.Option("--campaign", "-C", help="Campaign(s); "
+                        "repeat to compare runs across campaigns on shared topics.")],
+    measure: Annotated[str, typer.Option("--measure", "-m", help="Measure to compare on.")],
+    test: Annotated[Test, typer.Option(help="Significance test.")] = Test.bootstrap,
+    correction: Annotated[Optional[Correction], typer.Option(
+        help="Multiple-comparison correction of the pairwise p-values.")] = None,
+    resamples: Annotated[Optional[int], typer.Option("-B", help="Resamples (default: 1000 "
+                         "bootstrap, 5000 Tukey, 10000 randomisation).")] = None,
+    seed: Annotated[Optional[int], typer.Option(help="Random seed (recorded; a fresh one "
+                    "is drawn and printed when not given).")] = None,
+    alpha: Annotated[float, typer.Option(help="Significance level.")] = 0.05,
+    run: Annotated[Optional[list[str]], typer.Option("--run", help="Only these runs.")] = None,
+    missing: Annotated[str, typer.Option(help="Topics missing in a run: error, drop or "
+                       "zero.")] = "error",
+    fmt: Annotated[TableFormat, typer.Option("--format", "-f")] = TableFormat.table,
+    store: Annotated[bool, typer.Option(help="Store the results in table `significance`.")]
+    = False,
+    warehouse: WarehouseOpt = None,
+):
+    """Significance tests between every pair of runs: a run x run table of differences."""
+    def body():
+        from . import compare as cmp
+        from .api import Warehouse
+        with Warehouse(_warehouse_path(warehouse), create=False) as wh:
+            matrix = cmp.matrix_for(wh, campaign, measure, run, missing)
+            with typer.progressbar(length=100, label=f"{test.value}", file=sys.stderr,
+                                   hidden=not sys.stderr.isatty()) as bar:
+                state = {"shown": 0}
+
+                def progress(done, total):
+                    now = int(100 * done / max(total, 1))
+                    bar.update(now - state["shown"])
+                    state["shown"] = now
+                result = cmp.run_tests(matrix, test=test.value,
+                                       correction=correction.value if correction else None,
+                                       alpha=alpha, B=resamples, seed=seed, progress=progress)
+            if store:
+                cmp.store(wh, result, ",".join(campaign), measure)
+        sys.stdout.write(cmp.render(result, matrix, fmt.value))
+    _guard(body)
+
+
 @app.command()
 def measures():
     """List the measures the SQL files define."""

@@ -51,6 +51,7 @@ class EvalResult:
     summary: pa.Table                  # run_id, run, measure, value
     requests: list[MeasureRequest] = field(default_factory=list)
     options: EvalOptions = field(default_factory=EvalOptions)
+    runid: bool = True                 # print trec_eval's `runid` row (official/all_trec/runid)
 
 
 def _context_params(qrels_id: int, opts: EvalOptions) -> dict:
@@ -97,7 +98,11 @@ def _macro_query(requests: list[MeasureRequest]) -> tuple[str, list]:
     parts, values = [], []
     for req in requests:
         placeholders = ", ".join("?" for _ in req.args)
-        parts.append(f"SELECT run_id, topic, ? AS measure, CAST(value AS DOUBLE) AS value "
+        if req.mdef.kind == "text":
+            columns = "CAST(NULL AS DOUBLE) AS value, CAST(value AS VARCHAR) AS text"
+        else:
+            columns = "CAST(value AS DOUBLE) AS value, CAST(NULL AS VARCHAR) AS text"
+        parts.append(f"SELECT run_id, topic, ? AS measure, {columns} "
                      f"FROM {req.mdef.macro}({placeholders})")
         values.append(req.name)
         values.extend(_bind(a) for a in req.args)
@@ -127,7 +132,7 @@ def evaluate(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: int,
                     [(r.name, r.mdef.summary, i) for i, r in enumerate(requests)])
     con.execute(sections(read_sql("context.sql"))["summary"])
     per_topic = con.sql("""
-        SELECT s.run_id, r.name AS run, s.topic, s.measure, s.value, rt.in_run
+        SELECT s.run_id, r.name AS run, s.topic, s.measure, s.value, s.text, rt.in_run
         FROM ev_scores s
         JOIN run r ON r.run_id = s.run_id
         JOIN ev_run_topic rt ON rt.run_id = s.run_id AND rt.topic = s.topic

@@ -181,13 +181,32 @@ def _ir_measures_measure(text: str) -> list[MeasureRequest] | None:
     return [MeasureRequest(req.mdef, req.args, text)]
 
 
+def wants_runid(names: list[str] | None) -> bool:
+    """Whether trec_eval would print the `runid` row: it is a measure of the official and
+    all_trec sets (and the default), not printed when only other measures are asked for
+    (trec_eval's test out.test.meas_params has no runid row)."""
+    return any(t in ("runid", "official", "all_trec")
+               for raw in (names or ["official"]) for t in _split_list(raw))
+
+
 def parse_measures(names: list[str], *, version: int = 9) -> list[MeasureRequest]:
-    """Measure requests for the given names, in trec_eval's output order, without duplicates."""
-    out: dict[str, MeasureRequest] = {}
+    """Measure requests for the given names, in trec_eval's output order, without duplicates.
+    As in trec_eval, a family given with explicit parameters (`-m relstring.20`) replaces the
+    default-parameter version that a set such as all_trec brings. `runid` is accepted and
+    computes nothing (see `wants_runid`)."""
+    from_sets: dict[str, MeasureRequest] = {}
+    explicit: dict[str, MeasureRequest] = {}
     for raw in names or ["official"]:
         for text in _split_list(raw):
+            if text == "runid":
+                continue
+            target = from_sets if text in ("all_trec", "official") else explicit
             for req in _parse_one(text, version):
-                out.setdefault(req.name, req)
+                target.setdefault(req.name, req)
+    overridden = {r.mdef.name for r in explicit.values() if r.name != r.mdef.name}
+    out = {n: r for n, r in from_sets.items() if r.mdef.name not in overridden}
+    for name, req in explicit.items():
+        out.setdefault(name, req)
     return sorted(out.values(), key=lambda r: r.order_key)
 
 

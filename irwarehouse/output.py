@@ -12,7 +12,7 @@ from .evaluate import EvalResult
 
 def _format_value(value: float, integer: bool) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "-nan"
+        return "  -nan"                 # C printf("%6.4f") of trec_eval's -nan
     if integer:
         return str(int(round(value)))
     return f"{value:6.4f}"
@@ -39,9 +39,11 @@ def trec_eval_text(result: EvalResult, *, per_topic: bool) -> str:
             rows.sort(key=lambda t: t["topic"].encode())      # stable: measure order kept
             for t in rows:
                 req = kinds[t["measure"]]
-                lines.append(_line(t["measure"], t["topic"],
-                                   _format_value(t["value"], req.mdef.integer)))
-        lines.append(_line("runid", "all", names[run_id]))
+                text = (f"'{t['text']}'" if req.mdef.kind == "text"
+                        else _format_value(t["value"], req.mdef.integer))
+                lines.append(_line(t["measure"], t["topic"], text))
+        if result.runid:
+            lines.append(_line("runid", "all", names[run_id]))
         for s in summary:
             if s["run_id"] == run_id:
                 req = kinds[s["measure"]]
@@ -55,7 +57,7 @@ def _rows(result: EvalResult, per_topic: bool) -> list[dict]:
     if per_topic:
         for t in result.per_topic.to_pylist():
             rows.append({"run": t["run"], "topic": t["topic"], "measure": t["measure"],
-                         "value": t["value"]})
+                         "value": t["value"] if t["text"] is None else t["text"]})
     for s in result.summary.to_pylist():
         rows.append({"run": s["run"], "topic": "all", "measure": s["measure"],
                      "value": s["value"]})

@@ -73,6 +73,7 @@ class MeasureDef:
     per_topic: bool = True         # printed per topic by trec_eval -q
     integer: bool = False          # printed as an integer
     since: int = 9                 # trec_eval major version that has it in all_trec
+    kind: str = "number"           # number | text (relstring)
     doc: str = ""
     macro_args: tuple[str, ...] = field(default=())
 
@@ -132,6 +133,7 @@ def measure_defs_in(path: Path) -> list[MeasureDef]:
             per_topic=meta.get("per_topic", "true") == "true",
             integer=meta.get("integer", "false") == "true",
             since=int(meta.get("since", "9")), doc=meta.get("doc", ""),
+            kind=meta.get("kind", "number"),
             macro_args=args))
     return defs
 

@@ -155,13 +155,20 @@ LEFT JOIN judged_kept jk ON jk.run_id = p.run_id AND jk.topic = p.topic;
 -- name: summary
 -- The `all` row of every measure: the arithmetic mean over evaluated topics, a sum for counts,
 -- or the geometric mean (values already floored at 1e-5 by the gm_ macros).
+-- Like trec_eval (te_acc_meas_s, calc_avg), the per-topic values are added one by one in topic
+-- byte order and the sum is divided by the number of topics; avg()/sum() add in an unspecified
+-- (parallel) order, which changes the last bit and then the printed 4th decimal
+-- (TREC 2003 Robust uic0301 P_200: 11.105/100 prints 0.1111, not 0.1110).
 CREATE OR REPLACE TEMP TABLE ev_summary AS
 SELECT s.run_id, s.measure,
        CASE any_value(m.summary)
-           WHEN 'sum' THEN sum(s.value)
-           WHEN 'gmean' THEN exp(avg(ln(s.value)))
-           ELSE avg(s.value) END AS value
+           WHEN 'sum' THEN list_reduce(list(s.value ORDER BY s.topic), lambda a, b: a + b)
+           WHEN 'gmean' THEN exp(list_reduce(list(ln(s.value) ORDER BY s.topic),
+                                             lambda a, b: a + b) / count(*))
+           ELSE list_reduce(list(s.value ORDER BY s.topic), lambda a, b: a + b) / count(*)
+       END AS value
 FROM ev_scores s JOIN ev_measures m ON m.measure = s.measure
+WHERE m.summary <> 'none'
 GROUP BY s.run_id, s.measure;
 
 -- name: create_empty_div

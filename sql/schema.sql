@@ -116,6 +116,28 @@ CREATE TABLE IF NOT EXISTS score (
     computed_at  TIMESTAMP DEFAULT current_timestamp
 );
 
+-- Results of `irw compare --store`: one row per run pair, with what is needed to reproduce it
+-- (the test, B and the seed of the random generator).
+CREATE TABLE IF NOT EXISTS significance (
+    campaign     VARCHAR NOT NULL,
+    measure      VARCHAR NOT NULL,
+    test         VARCHAR NOT NULL,
+    correction   VARCHAR,
+    B            INTEGER,
+    seed         BIGINT,
+    alpha        DOUBLE,
+    n_topics     INTEGER,
+    run_a        VARCHAR NOT NULL,
+    run_b        VARCHAR NOT NULL,
+    mean_a       DOUBLE,
+    mean_b       DOUBLE,
+    delta        DOUBLE,
+    statistic    DOUBLE,
+    p            DOUBLE,
+    p_adjusted   DOUBLE,
+    computed_at  TIMESTAMP DEFAULT current_timestamp
+);
+
 -- Analyst views: the original ids, never the surrogate keys.
 CREATE OR REPLACE VIEW run_info AS
 SELECT r.run_id, c.name AS campaign, r.name AS run, r.team, r.num_rows, r.source_path, r.sha256,

@@ -48,13 +48,11 @@ def sha256_of(path: Path) -> str:
 
 
 def _open_text(path: Path):
-    raw = open(path, "rb")
-    head = raw.read(2)
-    if head == b"\x1f\x8b":
-        raw.close()                 # GzipFile(fileobj=raw) would leave raw open (ResourceWarning)
-        return gzip.open(path, "rb")
-    raw.seek(0)
-    return raw
+    """The file's bytes, gunzipped when it starts with the gzip magic. (gzip.open on an open
+    file object would not close that file: the descriptor leaked on every gzipped input.)"""
+    with open(path, "rb") as raw:
+        head = raw.read(2)
+    return gzip.open(path, "rb") if head == b"\x1f\x8b" else open(path, "rb")
 
 
 def check_readable(path: Path) -> None:
