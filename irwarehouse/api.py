@@ -55,6 +55,12 @@ class Warehouse:
         """Intent probabilities/types (NTCIREVAL Iprob or DINprob) for diversity measures."""
         return _ingest.ingest_intents(self.con, path, campaign, normalise=normalise)
 
+    def assign_intent_probabilities(self, campaign: str, *, scheme: str = "seed001",
+                                    qrels: str | None = None) -> int:
+        """Probabilities by scheme (uniform / seed001) for every intent of the campaign."""
+        return _ingest.assign_intent_probabilities(self.con, campaign, scheme=scheme,
+                                                   qrels_name=qrels)
+
     # -- lookups ----------------------------------------------------------------------------
     def qrels_id(self, campaign: str, name: str | None = None) -> int:
         rows = self.con.execute("""

@@ -133,21 +133,38 @@ def ingest_run(
     _guard(body)
 
 
+class Scheme(str, Enum):
+    uniform = "uniform"
+    seed001 = "seed001"
+
+
 @ingest_app.command("intents")
 def ingest_intents(
-    file: Annotated[Path, typer.Argument(help="Intent file: NTCIREVAL Iprob (topic intent "
-                                         "prob) or DINprob (topic intent prob inf|nav).")],
     campaign: Annotated[str, typer.Option("--campaign", "-C", help="Campaign name.")],
+    file: Annotated[Optional[Path], typer.Argument(
+        help="Intent file: NTCIREVAL Iprob (topic intent prob) or DINprob (topic intent prob "
+        "inf|nav).")] = None,
     normalise: Annotated[bool, typer.Option(help="Rescale a topic's probabilities that do "
                                             "not sum to 1 (otherwise an error).")] = False,
+    scheme: Annotated[Optional[Scheme], typer.Option(
+        help="Instead of a file: probabilities for every intent of the campaign's diversity "
+        "qrels, uniform or seed 001's 2^(n-j+1)/sum 2^k.")] = None,
     warehouse: WarehouseOpt = None,
 ):
     """Ingest intent probabilities and types (diversity measures) into a campaign."""
     def body():
         from .api import Warehouse
+        from .errors import IrwError
+        if (file is None) == (scheme is None):
+            raise IrwError("give an intent FILE or --scheme")
         with Warehouse(_warehouse_path(warehouse)) as wh:
-            n = wh.ingest_intents(file, campaign, normalise=normalise)
-        typer.echo(f"ingested {n} intents from {file} into campaign {campaign}")
+            if file is not None:
+                n = wh.ingest_intents(file, campaign, normalise=normalise)
+                typer.echo(f"ingested {n} intents from {file} into campaign {campaign}")
+            else:
+                n = wh.assign_intent_probabilities(campaign, scheme=scheme.value)
+                typer.echo(f"{scheme.value} probabilities for {n} intents of campaign "
+                           f"{campaign}")
     _guard(body)
 
 

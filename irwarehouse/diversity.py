@@ -39,6 +39,8 @@ ALIASES = {
     "alpha_nDCG": "alpha-nDCG", "alpha_DCG": "alpha-DCG", "ERR_IA": "ERR-IA",
     "nERR_IA": "nERR-IA", "AP_IA": "MAP-IA", "MAP_IA": "MAP-IA", "P_IA": "P-IA",
     "StRecall": "strec",
+    # seed 000/001's names of the NTCIREVAL intent-aware measures (ERR-IA is ndeval's)
+    "nDCG-IA": "IA-nDCG", "Q-IA": "IA-Q", "AP-IA": "IA-AP",
 }  # fmt: skip
 _NAME_RE = re.compile(r"^([A-Za-z][\w#+-]*)(?:\(([^)]*)\))?(?:@(\d+))?$")
 
@@ -339,3 +341,21 @@ def ntcireval_text(result) -> str:
                 if name not in done and name != "SUMp" and by_req[name].mdef.name not in layout:
                     lines.append(f"{topic} {name + '=':<21}{value:.4f}")
     return "\n".join(lines) + ("\n" if lines else "")
+
+
+# ------------------------------------------------------------------------------ probabilities
+
+SCHEMES = ("uniform", "seed001")
+
+
+def scheme_probabilities(intents: list[str], scheme: str) -> dict[str, float]:
+    """Pr(i|q) for a topic's intents (in NTCIREVAL's order: numbers ascending, then names):
+    uniform 1/n, or seed 001's non-uniform 2^(n-j+1) / sum_{k=1..n} 2^k for the j-th intent."""
+    ordered = sorted(intents, key=_intent_key)
+    n = len(ordered)
+    if scheme == "uniform":
+        return {i: 1.0 / n for i in ordered}
+    if scheme == "seed001":
+        total = sum(2.0 ** k for k in range(1, n + 1))
+        return {i: 2.0 ** (n - j + 1) / total for j, i in enumerate(ordered, start=1)}
+    raise MeasureError(f"unknown probability scheme {scheme!r}; use one of {', '.join(SCHEMES)}")

@@ -564,3 +564,35 @@ def test_campaign_with_stored_intents(tmp_path):
     res = runner.invoke(app, ["eval", "-C", "ntcir", "-w", wh, "--intents",
                               str(NTCIR / "Dtest.DINprob"), "-m", "D-nDCG@10"])
     assert res.exit_code == 1 and "irw ingest intents" in res.output
+
+
+def test_seed001_probability_scheme():
+    assert diversity.scheme_probabilities(["2", "1", "10"], "seed001") == \
+        pytest.approx({"1": 8 / 14, "2": 4 / 14, "10": 2 / 14})
+    assert diversity.scheme_probabilities(["a", "b"], "uniform") == {"a": 0.5, "b": 0.5}
+    with pytest.raises(MeasureError):
+        diversity.scheme_probabilities(["a"], "zipf")
+    assert parse_measures(["nDCG-IA@10"])[0].name == "IA-nDCG@10"
+
+
+@pytest.mark.realdata
+@needs_ntcir
+def test_seed001_scheme_is_the_sample_iprob(tmp_path):
+    """NTCIREVAL's sample Iprob is seed 001's scheme (8/14, 4/14, 2/14 for three intents)."""
+    from typer.testing import CliRunner
+
+    from irwarehouse.api import Warehouse
+    from irwarehouse.cli import app
+    wh = str(tmp_path / "w.duckdb")
+    runner = CliRunner()
+    for args in (["ingest", "qrels", "--format", "diversity", str(NTCIR / "Dtest.Dqrels")],
+                 ["ingest", "intents", "--scheme", "seed001"]):
+        res = runner.invoke(app, args + ["-C", "n", "-w", wh])
+        assert res.exit_code == 0, res.output
+    with Warehouse(wh, create=False) as w:
+        got = dict(((t, i), p) for t, i, p in w.con.execute(
+            "SELECT topic, intent, probability FROM intent").fetchall())
+    for line in (NTCIR / "Dtest.Iprob").read_text().splitlines():
+        tid, intent, prob = line.split()
+        if tid in ("0001", "0003"):          # every intent has a relevant document there
+            assert f"{got[(tid, intent)]:.4f}" == prob
