@@ -590,8 +590,8 @@ def test_seed001_scheme_is_the_sample_iprob(tmp_path):
         res = runner.invoke(app, args + ["-C", "n", "-w", wh])
         assert res.exit_code == 0, res.output
     with Warehouse(wh, create=False) as w:
-        got = dict(((t, i), p) for t, i, p in w.con.execute(
-            "SELECT topic, intent, probability FROM intent").fetchall())
+        got = {(t, i): p for t, i, p in w.con.execute(
+            "SELECT topic, intent, probability FROM intent").fetchall()}
     for line in (NTCIR / "Dtest.Iprob").read_text().splitlines():
         tid, intent, prob = line.split()
         if tid in ("0001", "0003"):          # every intent has a relevant document there
