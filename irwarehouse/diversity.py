@@ -42,7 +42,7 @@ ALIASES = {
     # seed 000/001's names of the NTCIREVAL intent-aware measures (ERR-IA is ndeval's)
     "nDCG-IA": "IA-nDCG", "Q-IA": "IA-Q", "AP-IA": "IA-AP",
 }  # fmt: skip
-_NAME_RE = re.compile(r"^([A-Za-z][\w#+-]*)(?:\(([^)]*)\))?(?:@(\d+))?$")
+_NAME_RE = re.compile(r"^([A-Za-z][\w#+-]*)(?:\(([^)]*)\))?(?:@(\d+|n))?$")
 
 
 def is_diversity(mdef) -> bool:
@@ -70,6 +70,11 @@ def parse_diversity(text: str) -> list | None:
     if not m:
         return None
     name = ALIASES.get(m.group(1), m.group(1))
+    if m.group(3) == "n":                          # I-rec@n: a measure of its own
+        mdef = registry().get(f"{name}@n")
+        if mdef is None or m.group(2):
+            return None
+        return [MeasureRequest(mdef, (), mdef.name)]
     mdef = registry().get(name)
     if mdef is None or not is_diversity(mdef):
         return None
@@ -275,6 +280,8 @@ NTCIR_KINDS = {
             ("DIN#-nDCG", "DIN#-nDCG")],
     "IA": [("IA-ERR", "IA-ERR"), ("IA-nERR", "IA-nERR"), ("IA-nDCG", "IA-MSnDCG")],
 }
+_NEV_ORDER = ["D-Q", "DIN-Q", "D-nDCG", "DIN-nDCG", "I-rec", "D#-Q", "DIN#-Q", "D#-nDCG",
+              "DIN#-nDCG"]   # the order of the lines of a .Dnev / .DINnev block
 _SHARP = {"D#-Q": ("D-Q", "I-rec"), "D#-nDCG": ("D-nDCG", "I-rec"),
           "DIN#-Q": ("DIN-Q", "I-rec"), "DIN#-nDCG": ("DIN-nDCG", "I-rec")}
 
@@ -282,6 +289,8 @@ _SHARP = {"D#-Q": ("D-Q", "I-rec"), "D#-nDCG": ("D-nDCG", "I-rec"),
 def ntcir_measures(kind: str, cutoffs: list[int], **params) -> list[str]:
     """The measures of NTCIREVAL's .Dnev / .DINnev / .nevIA files at the given cutoffs."""
     names = [f"{m}@{c}" for c in cutoffs for m, _ in NTCIR_KINDS[kind]]
+    if kind in ("D", "DIN"):
+        names.append("I-rec@n")
     if kind == "IA":
         names.append("SUMp")
     return with_params(names, **params)
@@ -294,7 +303,7 @@ def _p4(value: float) -> float:
 def ntcireval_text(result) -> str:
     """NTCIREVAL's diversity layouts for the requested measures, one block per topic (topics
     in byte order, runs one after another): `TID NAME=<pad>%.4f` lines as in .Dnev/.DINnev
-    (Q@l, MSnDCG@l, I-rec@l, then the # combinations, which, as NTCIREVAL's scripts do, are
+    (Q@l, MSnDCG@l, I-rec@n, I-rec@l, then the # combinations, which, as NTCIREVAL's scripts do, are
     formed from the %.4f-printed components), and `TID SUMp= x IA-ERR@l= y` lines as in
     .nevIA. Measures of no layout are printed as `TID NAME= value` lines after them."""
     by_req = {r.name: r for r in result.requests}
@@ -316,20 +325,22 @@ def ntcireval_text(result) -> str:
                 tag = f"@{cutoff:04d}"
                 at = {by_req[n].mdef.name: (n, v) for n, v in got.items()
                       if by_req[n].mdef.params and by_req[n].args[0] == cutoff}
-                for kind in ("D", "DIN"):
-                    for measure, shown in NTCIR_KINDS[kind]:
-                        if measure not in at or (measure, cutoff) in done:
-                            continue
-                        name, value = at[measure]
-                        if measure in _SHARP and all(p in at for p in _SHARP[measure]):
-                            req = by_req[name]
-                            gamma = dict(zip([p.name for p in req.mdef.params], req.args))[
-                                "gamma"]
-                            x, irec = (at[p][1] for p in _SHARP[measure])
-                            value = gamma * _p4(irec) + (1 - gamma) * _p4(x)
-                        lines.append(f"{topic} {shown + tag + '=':<21}{value:.4f}")
-                        done.add((measure, cutoff))
-                        done.add(name)
+                for measure in _NEV_ORDER:
+                    shown = layout[measure]
+                    if measure == "I-rec" and "I-rec@n" in got and "I-rec@n" not in done:
+                        lines.append(f"{topic} {'I-rec@n=':<21}{got['I-rec@n']:.4f}")
+                        done.add("I-rec@n")
+                    if measure not in at or (measure, cutoff) in done:
+                        continue
+                    name, value = at[measure]
+                    if measure in _SHARP and all(p in at for p in _SHARP[measure]):
+                        req = by_req[name]
+                        gamma = dict(zip([p.name for p in req.mdef.params], req.args))["gamma"]
+                        x, irec = (at[p][1] for p in _SHARP[measure])
+                        value = gamma * _p4(irec) + (1 - gamma) * _p4(x)
+                    lines.append(f"{topic} {shown + tag + '=':<21}{value:.4f}")
+                    done.add((measure, cutoff))
+                    done.add(name)
                 sump = got.get("SUMp")
                 for measure, shown in NTCIR_KINDS["IA"]:
                     if measure in at:

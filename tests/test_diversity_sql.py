@@ -407,15 +407,18 @@ def test_ntcireval_cli_lines(kind, cutoff):
                                    str(NTCIR / "TRECRUN")])
     assert res.exit_code == 0, res.output
     suffix = {"D": "Dnev", "DIN": "DINnev", "IA": "nevIA"}[kind]
-    expected = set((NTCIR / "generated_ntcireval" / f"TRECRUN.l{cutoff}.{suffix}")
-                   .read_text().splitlines())
+    file_lines = (NTCIR / "generated_ntcireval" / f"TRECRUN.l{cutoff}.{suffix}").read_text() \
+        .splitlines()
+    expected = set(file_lines)
     printed = res.output.splitlines()
-    assert len(printed) == (15 if kind != "IA" else 9)
+    assert len(printed) == (18 if kind != "IA" else 9)
     missing = [line for line in printed if line not in expected]
     if kind == "IA":
         assert len(missing) <= 1          # 0001 IA-nERR@0020: 0.1552 vs NTCIREVAL's 0.1553
     else:
         assert missing == []
+        positions = [file_lines.index(line) for line in printed]
+        assert positions == sorted(positions)        # in the file's order
 
 
 @pytest.mark.realdata
@@ -516,7 +519,7 @@ def test_ntcir_sql_matches_oracle(loaded, rng, cutoff):
     qrels, runs, intents, topics = _random_ntcir_case(rng)
     loaded.load(qrels, runs, intents)
     names = [f"{m}@{cutoff}" for m in NTCIR_ORACLE] + [f"Ef-P@{cutoff}", f"PMP@{cutoff}",
-                                                        "SUMp"]
+                                                        "SUMp", "I-rec@n"]
     got = loaded.values(names, EvalOptions(order="file"))
     tag = f"@{cutoff:04d}"
     for t, (topic, ranking) in topics.items():
@@ -527,6 +530,7 @@ def test_ntcir_sql_matches_oracle(loaded, rng, cutoff):
             value = got[(str(t), f"{measure}@{cutoff}")]
             assert _same(value, want[block][key.format(tag=tag)]), (t, measure)
         assert _same(got[(str(t), "SUMp")], want["IA_mean"]["SUMp"])
+        assert _same(got[(str(t), "I-rec@n")], want["D"]["I-rec@n"])
         assert _same(got[(str(t), f"Ef-P@{cutoff}")],
                      oracle.effective_precision(topic, ranking, cutoff))
         assert _same(got[(str(t), f"PMP@{cutoff}")], oracle.pmp(topic, ranking, cutoff))

@@ -193,6 +193,26 @@ GROUP BY b.run_id, b.topic;
 CREATE OR REPLACE TEMP MACRO ntd_irec(cutoff) AS TABLE
 SELECT run_id, topic, value FROM ev_ntd_irec(cutoff);
 
+-- measure: I-rec@n
+-- macro: ntd_irec_n
+-- summary: mean
+-- doc: I-rec@n (NTCIREVAL irec): I-rec at l = n, the number of intents with a relevant document.
+CREATE OR REPLACE TEMP MACRO ntd_irec_n() AS TABLE
+WITH n AS (
+    SELECT topic, count(*) AS n FROM ev_ntd_intent() GROUP BY topic
+),
+covered AS (
+    SELECT r.run_id, r.topic, count(DISTINCT r.intent) AS covered
+    FROM ev_div_ranked r JOIN n ON n.topic = r.topic
+    WHERE r.rel >= 1 AND r.rank <= n.n
+    GROUP BY r.run_id, r.topic
+)
+SELECT b.run_id, b.topic,
+       CASE WHEN coalesce(n.n, 0) > 0 THEN coalesce(c.covered, 0) / n.n ELSE 0.0 END AS value
+FROM ev_base() b
+LEFT JOIN n ON n.topic = b.topic
+LEFT JOIN covered c ON c.run_id = b.run_id AND c.topic = b.topic;
+
 -- measure: D-nDCG
 -- macro: ntd_d_ndcg
 -- params: cutoff INTEGER = 10
