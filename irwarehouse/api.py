@@ -68,6 +68,16 @@ class Warehouse:
         from .analyst.tables import export_reader, write_stream
         return write_stream(export_reader(self.con, kind, campaign, measure), fmt, out)
 
+    def ingest_intents(self, path, campaign: str, *, normalise: bool = False) -> int:
+        """Intent probabilities/types (NTCIREVAL Iprob or DINprob) for diversity measures."""
+        return _ingest.ingest_intents(self.con, path, campaign, normalise=normalise)
+
+    def assign_intent_probabilities(self, campaign: str, *, scheme: str = "seed001",
+                                    qrels: str | None = None) -> int:
+        """Probabilities by scheme (uniform / seed001) for every intent of the campaign."""
+        return _ingest.assign_intent_probabilities(self.con, campaign, scheme=scheme,
+                                                   qrels_name=qrels)
+
     # -- lookups ----------------------------------------------------------------------------
     def qrels_id(self, campaign: str, name: str | None = None) -> int:
         rows = self.con.execute("""
@@ -149,12 +159,15 @@ class Warehouse:
 
 def evaluate_files(qrels: str | Path, runs: list[str | Path], measures: list[str], *,
                    options: EvalOptions | None = None, qrels_format: str = "qrels",
-                   keep_first: bool = False) -> EvalResult:
-    """trec_eval on files: a private in-memory warehouse, nothing written to disk."""
+                   keep_first: bool = False, intents: str | Path | None = None) -> EvalResult:
+    """trec_eval on files: a private in-memory warehouse, nothing written to disk. `intents`:
+    an intent probability/type file for the diversity measures."""
     options = options or EvalOptions()
     requests = parse_measures(measures, version=options.version)
     with Warehouse(None) as wh:
         qid = wh.ingest_qrels(qrels, "files", fmt=qrels_format)
+        if intents is not None:
+            wh.ingest_intents(intents, "files")
         # One campaign per file, so that runs sharing a tag keep their trec_eval runid.
         run_ids = [wh.ingest_run(path, f"files-{i}", keep_first=keep_first)
                    for i, path in enumerate(runs)]

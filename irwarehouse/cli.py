@@ -28,12 +28,20 @@ class Format(str, Enum):
     tsv = "tsv"
     csv = "csv"
     json = "json"
+    ndeval = "ndeval"
+    ntcireval = "ntcireval"
 
 
 class Order(str, Enum):
     score = "score"
     rank = "rank"
     file = "file"
+
+
+class DiversityKind(str, Enum):
+    D = "D"
+    DIN = "DIN"
+    IA = "IA"
 
 
 class QrelsFormat(str, Enum):
@@ -127,6 +135,41 @@ def ingest_run(
     _guard(body)
 
 
+class Scheme(str, Enum):
+    uniform = "uniform"
+    seed001 = "seed001"
+
+
+@ingest_app.command("intents")
+def ingest_intents(
+    campaign: Annotated[str, typer.Option("--campaign", "-C", help="Campaign name.")],
+    file: Annotated[Optional[Path], typer.Argument(
+        help="Intent file: NTCIREVAL Iprob (topic intent prob) or DINprob (topic intent prob "
+        "inf|nav).")] = None,
+    normalise: Annotated[bool, typer.Option(help="Rescale a topic's probabilities that do "
+                                            "not sum to 1 (otherwise an error).")] = False,
+    scheme: Annotated[Optional[Scheme], typer.Option(
+        help="Instead of a file: probabilities for every intent of the campaign's diversity "
+        "qrels, uniform or seed 001's 2^(n-j+1)/sum 2^k.")] = None,
+    warehouse: WarehouseOpt = None,
+):
+    """Ingest intent probabilities and types (diversity measures) into a campaign."""
+    def body():
+        from .api import Warehouse
+        from .errors import IrwError
+        if (file is None) == (scheme is None):
+            raise IrwError("give an intent FILE or --scheme")
+        with Warehouse(_warehouse_path(warehouse)) as wh:
+            if file is not None:
+                n = wh.ingest_intents(file, campaign, normalise=normalise)
+                typer.echo(f"ingested {n} intents from {file} into campaign {campaign}")
+            else:
+                n = wh.assign_intent_probabilities(campaign, scheme=scheme.value)
+                typer.echo(f"{scheme.value} probabilities for {n} intents of campaign "
+                           f"{campaign}")
+    _guard(body)
+
+
 @app.command("eval")
 def eval_cmd(
     files: Annotated[Optional[list[Path]], typer.Argument(
@@ -162,12 +205,34 @@ def eval_cmd(
     store: Annotated[bool, typer.Option(help="Materialise per-topic scores into the score "
                                         "table.")] = False,
     warehouse: WarehouseOpt = None,
+    # -- diversity (ndeval / NTCIREVAL): irwarehouse.diversity -----------------------------
+    alpha: Annotated[Optional[float], typer.Option(help="Diversity: ndeval's alpha (novelty "
+                     "discount; default 0.5).")] = None,
+    beta: Annotated[Optional[float], typer.Option(help="Diversity: ndeval's beta (NRBP "
+                    "persistence; default 0.5).")] = None,
+    diversity: Annotated[Optional[DiversityKind], typer.Option(
+        help="NTCIREVAL diversity measures (default set when no -m): D (.Dnev), DIN (.DINnev) "
+        "or IA (.nevIA).")] = None,
+    intents: Annotated[Optional[Path], typer.Option(help="Intent probabilities/types "
+                       "(NTCIREVAL Iprob or DINprob) for QRELS RUN files.")] = None,
+    gamma: Annotated[Optional[float], typer.Option(help="Diversity: weight of I-rec in the "
+                     "# measures (default 0.5).")] = None,
+    cutoffs: Annotated[Optional[str], typer.Option(
+        help="NTCIREVAL cutoffs for the @k measures, e.g. 1,10 (default 10 for --diversity).")]
+    = None,
 ):
     """Evaluate runs, like trec_eval: `irw eval QRELS RUN -m map -m P.10` or `--campaign C`."""
     def body():
+        from .diversity import cli_measures
         from .errors import IrwError
         from .evaluate import EvalOptions
         from .output import render
+        measure_names = cli_measures(measure or [], fmt.value, alpha=alpha, beta=beta,
+                                     gamma=gamma, kind=diversity.value if diversity else None,
+                                     cutoffs=cutoffs)
+        if intents is not None and campaign:
+            raise IrwError("--intents is for QRELS RUN files; store a campaign's intents with "
+                           "`irw ingest intents`")
         opts = EvalOptions(threshold=level, judged_only=judged_only, depth=depth,
                            complete=complete, order=order.value, version=trec_eval_version)
         if campaign:
@@ -175,7 +240,7 @@ def eval_cmd(
                 raise IrwError("give either files or --campaign, not both")
             from .api import Warehouse
             with Warehouse(_warehouse_path(warehouse), create=False) as wh:
-                result = wh.evaluate(measure or [], campaign=campaign, runs=run, qrels=qrels,
+                result = wh.evaluate(measure_names, campaign=campaign, runs=run, qrels=qrels,
                                      store=store, options=opts)
         else:
             if not files or len(files) < 2:
@@ -184,8 +249,9 @@ def eval_cmd(
                 raise IrwError("--store needs --campaign (files are evaluated without a "
                                "warehouse)")
             from .api import evaluate_files
-            result = evaluate_files(files[0], files[1:], measure or [], options=opts,
-                                    qrels_format=qrels_format.value, keep_first=keep_first)
+            result = evaluate_files(files[0], files[1:], measure_names, options=opts,
+                                    qrels_format=qrels_format.value, keep_first=keep_first,
+                                    intents=intents)
         sys.stdout.write(render(result, fmt.value, per_topic=query))
     _guard(body)
 

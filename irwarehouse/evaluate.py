@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import duckdb
 import pyarrow as pa
 
+from . import diversity
 from .errors import MeasureError
 from .measures import MeasureRequest
 from .sqlassets import read_sql, sections
@@ -124,6 +125,8 @@ def evaluate(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: int,
     if not requests:
         raise MeasureError("no measures requested")
     build_context(con, run_ids, qrels_id, opts)
+    if diversity.needed(requests):
+        diversity.prepare(con, requests, _context_params(qrels_id, opts))
     query, values = _macro_query(requests)
     con.execute(f"CREATE OR REPLACE TEMP TABLE ev_scores AS {query}", values)
     con.execute("CREATE OR REPLACE TEMP TABLE ev_measures (measure VARCHAR, summary VARCHAR, "

@@ -224,6 +224,10 @@ def _parse_one(text: str, version: int) -> list[MeasureRequest]:
             if mdef and mdef.since <= version:
                 reqs += _trec_eval_measure(name, None)
         return reqs
+    from .diversity import parse_diversity
+    div = parse_diversity(text)                # alpha-nDCG@20, ERR-IA(alpha=0.3)@10, NRBP, ...
+    if div is not None:
+        return div
     irm = _ir_measures_measure(text)
     if irm is not None:
         return irm

@@ -85,4 +85,10 @@ def render(result: EvalResult, fmt: str, *, per_topic: bool) -> str:
         return delimited_text(result, per_topic=per_topic, delimiter="\t" if fmt == "tsv" else ",")
     if fmt == "json":
         return json_text(result, per_topic=per_topic)
+    if fmt == "ntcireval" and any(r.mdef.family == "diversity_ntcir" for r in result.requests):
+        from .diversity import ntcireval_text
+        return ntcireval_text(result)
+    if fmt == "ndeval":
+        from .diversity import ndeval_text
+        return ndeval_text(result)
     raise ValueError(f"unknown format {fmt!r}")

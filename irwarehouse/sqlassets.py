@@ -92,12 +92,17 @@ def _parse_header(lines: list[str]) -> dict[str, str]:
 
 
 def _parse_params(spec: str) -> tuple[ParamDef, ...]:
+    """`name TYPE = default`, several separated by `;` (`cutoff INTEGER = 5,10; alpha DOUBLE =
+    0.5`)."""
     if not spec:
         return ()
-    m = re.match(r"^(\w+)\s+([A-Z\[\]]+)\s*=\s*(.*)$", spec)
-    if not m:
-        raise SqlAssetError(f"bad params header: {spec!r}")
-    return (ParamDef(m.group(1), m.group(2), m.group(3).strip()),)
+    out = []
+    for part in spec.split(";"):
+        m = re.match(r"^(\w+)\s+([A-Z\[\]]+)\s*=\s*(.*)$", part.strip())
+        if not m:
+            raise SqlAssetError(f"bad params header: {spec!r}")
+        out.append(ParamDef(m.group(1), m.group(2), m.group(3).strip()))
+    return tuple(out)
 
 
 def measure_defs_in(path: Path) -> list[MeasureDef]:
