@@ -91,19 +91,21 @@ def evaluate_topic(
     condensed: bool = False,
     truncate: int | None = None,
     bpref: bool | None = None,
+    ncugu: bool = False,
 ) -> dict[str, float | int]:
     """Per-topic facts and metrics, keys and order exactly as in a .nev block.
 
     Returns an ordered dict: syslen, jrel, jnonrel, r1, rp (ints), then
     'RR', 'O-measure', ..., 'iRBU', then per cutoff k 'AP@%04d' % k, ...,
     'Hit@%04d'; then the bpref family when ``bpref`` (default: = condensed,
-    i.e. ``compute -j``).  Also adds 'NCUgu,P'/'NCUgu,BR' (printed by old builds
-    only) at the end; use ``NEV_2020_ORDER`` filtering via nev_format if needed.
+    i.e. ``compute -j``).  With ``ncugu=True`` also 'NCUgu,P'/'NCUgu,BR'
+    (printed by builds up to 2019 only) at the end.  Default key order is the
+    exact line order of a 2020+ .nev block.
     """
     levels = label(ranking, qrels, condensed=condensed, truncate=truncate)
     return evaluate_levels(levels, list(qrels.values()), gains, cutoffs=cutoffs, beta=beta,
                            gamma=gamma, logb=logb, rbp_p=rbp_p, rbu_p=rbu_p, stops=stops,
-                           bpref=condensed if bpref is None else bpref)
+                           bpref=condensed if bpref is None else bpref, ncugu=ncugu)
 
 
 def evaluate_levels(
@@ -118,6 +120,7 @@ def evaluate_levels(
     rbu_p: float = DEFAULT_RBU_P,
     stops: Sequence[float] | None = None,
     bpref: bool = False,
+    ncugu: bool = False,
 ) -> dict[str, float | int]:
     """Same as evaluate_topic but from a labelled list (``compute``'s input):
     ``levels[r-1]`` = level at rank r (None = unjudged) and the multiset of
@@ -307,6 +310,8 @@ def evaluate_levels(
     # Graded-uniform NCU (Sakai & Robertson 2008), printed by ntcir_eval up to
     # 2019 (e.g. 190111) and commented out since 2020-05-27: stopping
     # probability proportional to the stop value of the level at the rank.
+    if not ncugu:
+        return out
     su = sum(n_by_level[lv] * stops[lv - 1] for lv in range(1, maxrl + 1))
     stop_at = [0.0 if not lv else float(stops[lv - 1]) for lv in L]
     out["NCUgu,P"] = sum((C(r) / r) * stop_at[r - 1] for r in relranks) / su
