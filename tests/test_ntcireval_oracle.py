@@ -361,3 +361,73 @@ def test_evaluate_levels_matches_evaluate_topic():
     q = {"a": 2, "b": 1, "c": 0}
     docs = ["c", "x", "a", "b"]
     assert evaluate_levels(label(docs, q), q.values(), [1, 2]) == evaluate_topic(docs, q, [1, 2])
+
+
+# ---------------------------------------------------------------- differential (optional)
+# Set IRW_NTCIR_EVAL to a locally built ntcir_eval binary (built outside the
+# project from NTCIREVAL's ntcir_eval.c) to compare the oracle on random
+# topics, including duplicates, unjudged docs, -j, odd cutoffs, empty runs.
+
+import os  # noqa: E402
+import subprocess  # noqa: E402
+import tempfile  # noqa: E402
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+NTCIR_EVAL = os.environ.get("IRW_NTCIR_EVAL")
+
+
+@st.composite
+def random_topic(draw):
+    maxrl = draw(st.integers(1, 4))
+    incs = draw(st.lists(st.integers(0, 3), min_size=maxrl, max_size=maxrl))
+    gains, acc = [], draw(st.integers(1, 3))
+    for inc in incs:
+        acc += inc
+        gains.append(acc)
+    pool = [f"d{i}" for i in range(14)]
+    judged = draw(st.lists(st.sampled_from(pool), unique=True, min_size=1, max_size=12))
+    qrels = {d: draw(st.integers(0, maxrl)) for d in judged}
+    if not any(qrels.values()):
+        qrels[judged[0]] = maxrl
+    ranking = draw(st.lists(st.sampled_from(pool), max_size=20))
+    cutoffs = draw(st.lists(st.integers(1, 25), min_size=1, max_size=3, unique=True))  # dup cutoffs: C repeats the block, a dict cannot
+    condensed = draw(st.booleans())
+    params = draw(st.fixed_dictionaries({
+        "beta": st.sampled_from([1.0, 0.0, 0.5, 2.0]),
+        "gamma": st.sampled_from([0.95, 0.5, 1.0]),
+        "logb": st.sampled_from([2.0, 0.0, 3.0, 10.0]),
+        "rbp_p": st.sampled_from([0.95, 0.8, 0.5]),
+        "rbu_p": st.sampled_from([0.99, 0.9]),
+    }))
+    return gains, qrels, ranking, cutoffs, condensed, params
+
+
+OPT = {"beta": "-beta", "gamma": "-gamma", "logb": "-logb", "rbp_p": "-rbp", "rbu_p": "-rbup"}
+
+
+def _run_ntcir_eval(gains, qrels, ranking, cutoffs, condensed, bpref, params):
+    with tempfile.TemporaryDirectory() as tmp:
+        rel = Path(tmp) / "t.rel"
+        rel.write_text("".join(f"{d} L{lv}\n" for d, lv in qrels.items()))
+        lab = subprocess.run([NTCIR_EVAL, "label", *(["-j"] if condensed else []), "-r", str(rel)],
+                             input="".join(d + "\n" for d in ranking), capture_output=True,
+                             text=True, check=True).stdout
+        cmd = [NTCIR_EVAL, "compute", "-r", str(rel), "-g", ":".join(map(str, gains)),
+               "-cutoffs", ",".join(map(str, cutoffs)), "-out", "T", *(["-j"] if bpref else [])]
+        for k, v in params.items():
+            cmd += [OPT[k], repr(v)]
+        return subprocess.run(cmd, input=lab, capture_output=True, text=True, check=True).stdout
+
+
+@pytest.mark.skipif(not NTCIR_EVAL, reason="set IRW_NTCIR_EVAL to an ntcir_eval binary")
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(random_topic())
+def test_differential_against_ntcir_eval_binary(topic):
+    gains, qrels, ranking, cutoffs, condensed, params = topic
+    bpref = condensed and any(lv == 0 for lv in qrels.values())
+    expected = _run_ntcir_eval(gains, qrels, ranking, cutoffs, condensed, bpref, params)
+    got = evaluate_topic(ranking, qrels, gains, cutoffs=cutoffs, condensed=condensed, bpref=bpref,
+                         **params)
+    assert "\n".join(format_topic("T", got)) + "\n" == expected

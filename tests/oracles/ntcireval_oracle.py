@@ -36,6 +36,15 @@ DEFAULT_DEPTH = 1000  # TRECsplitruns keeps the first 1000 lines per topic
 FACT_KEYS = ("syslen", "jrel", "jnonrel", "r1", "rp")
 
 
+def add_up(values: Iterable[float]) -> float:
+    """Plain left-to-right float sum, like the C loops (Python >= 3.12's sum()
+    is compensated and could flip a printed 4th decimal on exact ties)."""
+    total = 0.0
+    for v in values:
+        total += v
+    return total
+
+
 class NoRelevantDocuments(ValueError):
     """ntcir_eval prints nothing at all for a topic with R = 0."""
 
@@ -205,35 +214,46 @@ def evaluate_levels(
         out["RR"] = 1.0 / r1
         out["O-measure"] = BR(r1)
         out["P-measure"] = BR(rp)
-        out["P-plus"] = sum(BR(r) for r in relranks if r <= rp) / C(rp)
+        out["P-plus"] = add_up(BR(r) for r in relranks if r <= rp) / C(rp)
 
     # AP = (1/R) sum_rel C(r)/r ; Q = (1/R) sum_rel BR(r)   (seed 000 eq 9, 11)
-    out["AP"] = sum(C(r) / r for r in relranks) / R
-    out["Q-measure"] = sum(BR(r) for r in relranks) / R
+    out["AP"] = add_up(C(r) / r for r in relranks) / R
+    out["Q-measure"] = add_up(BR(r) for r in relranks) / R
 
     # Rank-biased NCU (Sakai & Robertson, EVIA 2008): stopping probability at
     # the c-th relevant doc proportional to gamma^(c-1), normalised over R.
     # NU = precision (P), blended ratio (BR) or rbu_p^r "inverse effort" (IE).
-    denom = sum(gamma ** (i - 1) for i in range(1, R + 1))
-    out["NCUrb,P"] = sum((C(r) / r) * gamma ** (C(r) - 1) for r in relranks) / denom
-    out["NCUrb,BR"] = sum(BR(r) * gamma ** (C(r) - 1) for r in relranks) / denom
-    out["NCUrb,IE"] = sum(rbu_p ** r * gamma ** (C(r) - 1) for r in relranks) / denom
+    denom = add_up(gamma ** (i - 1) for i in range(1, R + 1))
+    out["NCUrb,P"] = add_up((C(r) / r) * gamma ** (C(r) - 1) for r in relranks) / denom
+    out["NCUrb,BR"] = add_up(BR(r) * gamma ** (C(r) - 1) for r in relranks) / denom
+    out["NCUrb,IE"] = add_up(rbu_p ** r * gamma ** (C(r) - 1) for r in relranks) / denom
 
     # Shared pieces for RBP / ERR / EBR / iRBU over a prefix of length k.
     def rbp_sum(gs: Sequence[float]) -> float:  # sum_r g(r) p^(r-1)
-        return sum(gr * rbp_p ** (r - 1) for r, gr in enumerate(gs, start=1))
+        return add_up(gr * rbp_p ** (r - 1) for r, gr in enumerate(gs, start=1))
 
     def err_family(gs: Sequence[float], brs: Sequence[float]) -> tuple[float, float, float]:
         """ERR (Chapelle CIKM09, stop prob g/(gmax+1)), EBR (same cascade,
-        utility BR(r)) and iRBU (same cascade, utility rbu_p^r)."""
+        utility BR(r)) and iRBU (same cascade, utility rbu_p^r).
+        Products are associated as in ntcir_eval so exact .5e-4 ties print the same."""
         err = ebr = irbu = 0.0
         dsat = 1.0  # probability the user is not yet satisfied before rank r
         for r, gr in enumerate(gs, start=1):
-            stop = gr / (gmax + 1.0)
-            err += dsat * stop / r
-            ebr += brs[r - 1] * dsat * stop
-            irbu += rbu_p ** r * dsat * stop
-            dsat *= 1.0 - stop
+            err += (dsat / r) * (gr / (gmax + 1.0))
+            ebr += brs[r - 1] * dsat * gr / (gmax + 1.0)
+            irbu += rbu_p ** r * dsat * gr / (gmax + 1.0)
+            dsat *= 1.0 - gr / (gmax + 1.0)
+        return err, ebr, irbu
+
+    def err_family_ideal(gs: Sequence[float]) -> tuple[float, float, float]:
+        """The same for the ideal list, where BR(r) = 1 for every r <= R."""
+        err = ebr = irbu = 0.0
+        dsat = 1.0
+        for r, gr in enumerate(gs, start=1):
+            err += (dsat / r) * (gr / (gmax + 1.0))
+            ebr += dsat * (gr / (gmax + 1.0))
+            irbu += rbu_p ** r * dsat * (gr / (gmax + 1.0))
+            dsat *= 1.0 - gr / (gmax + 1.0)
         return err, ebr, irbu
 
     sys_br = [BR(r) for r in range(1, n + 1)]
@@ -248,28 +268,27 @@ def evaluate_levels(
         tag = "@%04d" % k
         top = [r for r in relranks if r <= k]
         d = min(k, R)  # AP@k / Q@k / NCU@k normaliser
-        out["AP" + tag] = sum(C(r) / r for r in top) / d
-        out["Q" + tag] = sum(BR(r) for r in top) / d
+        out["AP" + tag] = add_up(C(r) / r for r in top) / d
+        out["Q" + tag] = add_up(BR(r) for r in top) / d
         # NB: cutoff NCUrb divides by min(k, R), NOT by sum gamma^(i-1).
-        out["NCUrb,P" + tag] = sum((C(r) / r) * gamma ** (C(r) - 1) for r in top) / d
-        out["NCUrb,BR" + tag] = sum(BR(r) * gamma ** (C(r) - 1) for r in top) / d
-        out["NCUrb,IE" + tag] = sum(rbu_p ** r * gamma ** (C(r) - 1) for r in top) / d
+        out["NCUrb,P" + tag] = add_up((C(r) / r) * gamma ** (C(r) - 1) for r in top) / d
+        out["NCUrb,BR" + tag] = add_up(BR(r) * gamma ** (C(r) - 1) for r in top) / d
+        out["NCUrb,IE" + tag] = add_up(rbu_p ** r * gamma ** (C(r) - 1) for r in top) / d
 
         gk = G[:k]
         ik = ideal_g[:k]
-        dcg = sum(gr / dcg_log(logb, r) for r, gr in enumerate(gk, start=1))
-        idcg = sum(gr / dcg_log(logb, r) for r, gr in enumerate(ik, start=1))
+        dcg = add_up(gr / dcg_log(logb, r) for r, gr in enumerate(gk, start=1))
+        idcg = add_up(gr / dcg_log(logb, r) for r, gr in enumerate(ik, start=1))
         out["nDCG" + tag] = dcg / idcg
         # "Microsoft" nDCG: gain / ln(r+1) (log base cancels in the ratio)
-        msdcg = sum(gr / math.log(r + 1) for r, gr in enumerate(gk, start=1))
-        imsdcg = sum(gr / math.log(r + 1) for r, gr in enumerate(ik, start=1))
+        msdcg = add_up(gr / math.log(r + 1) for r, gr in enumerate(gk, start=1))
+        imsdcg = add_up(gr / math.log(r + 1) for r, gr in enumerate(ik, start=1))
         out["MSnDCG" + tag] = msdcg / imsdcg
         out["Prec" + tag] = C(k) / k  # denominator k even if syslen < k
         out["RBP" + tag] = (1 - rbp_p) * rbp_sum(gk) / gmax
         out["nRBP" + tag] = rbp_sum(gk) / rbp_sum(ik)
         e, b, u = err_family(gk, sys_br)
-        # ideal: the ideal list's BR(r) = 1 for r <= R
-        ie, ib, iu = err_family(ik, [1.0] * len(ik))
+        ie, ib, iu = err_family_ideal(ik)
         out["ERR" + tag] = e
         out["nERR" + tag] = e / ie
         out["EBR" + tag] = b
@@ -299,7 +318,7 @@ def evaluate_levels(
         s_n = s_rel = s_rel2 = 0.0
         for r in relranks:
             gr = G[r - 1]
-            penalty = sum((gr - G[j - 1]) / gr for j in range(1, r) if gr - G[j - 1] > 0)
+            penalty = add_up((gr - G[j - 1]) / gr for j in range(1, r) if gr - G[j - 1] > 0)
             s_n += gr * (1 - penalty / (R + N - cgR / gmax))
             s_rel += gr * ((1 - penalty / (r - 1)) if r > 1 else 0.0)
             s_rel2 += gr * (1 - penalty / r)
@@ -312,10 +331,10 @@ def evaluate_levels(
     # probability proportional to the stop value of the level at the rank.
     if not ncugu:
         return out
-    su = sum(n_by_level[lv] * stops[lv - 1] for lv in range(1, maxrl + 1))
+    su = add_up(n_by_level[lv] * stops[lv - 1] for lv in range(1, maxrl + 1))
     stop_at = [0.0 if not lv else float(stops[lv - 1]) for lv in L]
-    out["NCUgu,P"] = sum((C(r) / r) * stop_at[r - 1] for r in relranks) / su
-    out["NCUgu,BR"] = sum(BR(r) * stop_at[r - 1] for r in relranks) / su
+    out["NCUgu,P"] = add_up((C(r) / r) * stop_at[r - 1] for r in relranks) / su
+    out["NCUgu,BR"] = add_up(BR(r) * stop_at[r - 1] for r in relranks) / su
     return out
 
 
