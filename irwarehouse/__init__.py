@@ -1,0 +1,16 @@
+"""irwarehouse: an SQL-backed warehouse for information-retrieval evaluation."""
+
+__version__ = "0.1.0"
+
+__all__ = ["Warehouse", "evaluate_files", "EvalOptions"]
+
+
+def __getattr__(name):
+    # Lazy, so that `irw --help` does not import duckdb/pyarrow.
+    if name in ("Warehouse", "evaluate_files"):
+        from . import api
+        return getattr(api, name)
+    if name == "EvalOptions":
+        from .evaluate import EvalOptions
+        return EvalOptions
+    raise AttributeError(name)

@@ -1,0 +1,143 @@
+"""The Python API; the CLI is a thin layer over it.
+
+    from irwarehouse import Warehouse
+    with Warehouse("irw.duckdb") as wh:
+        wh.ingest_qrels("qrels.test", campaign="demo")
+        wh.ingest_run("results.test", campaign="demo")
+        result = wh.evaluate(["map", "P@10"], campaign="demo", store=True)
+        result.per_topic          # pyarrow.Table: run, topic, measure, value
+        wh.scores("demo").to_pandas()
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow as pa
+
+from . import ingest as _ingest
+from .errors import WarehouseError
+from .evaluate import EvalOptions, EvalResult, definition_hash, evaluate
+from .ingest import transaction
+from .measures import parse_measures
+from .warehouse import connect
+
+
+class Warehouse:
+    """A warehouse file (or a private in-memory one when `path` is None)."""
+
+    def __init__(self, path: str | Path | None = None, *, read_only: bool = False,
+                 create: bool = True):
+        self.path = path
+        self.con = connect(path, read_only=read_only, create=create)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self) -> None:
+        self.con.close()
+
+    # -- ingest -----------------------------------------------------------------------------
+    def ingest_qrels(self, path, campaign: str, *, name: str | None = None, fmt: str = "qrels",
+                     replace: bool = False) -> int:
+        return _ingest.ingest_qrels(self.con, path, campaign, name=name, fmt=fmt, replace=replace)
+
+    def ingest_run(self, path, campaign: str, *, name: str | None = None,
+                   team: str | None = None, replace: bool = False,
+                   keep_first: bool = False) -> int:
+        return _ingest.ingest_run(self.con, path, campaign, name=name, team=team,
+                                  replace=replace, keep_first=keep_first)
+
+    # -- lookups ----------------------------------------------------------------------------
+    def qrels_id(self, campaign: str, name: str | None = None) -> int:
+        rows = self.con.execute("""
+            SELECT q.qrels_id, q.name FROM qrels q JOIN campaign c USING (campaign_id)
+            WHERE c.name = ? AND (? IS NULL OR q.name = ?) ORDER BY q.qrels_id""",
+                                [campaign, name, name]).fetchall()
+        if not rows:
+            what = f"qrels {name!r}" if name else "qrels"
+            raise WarehouseError(f"no {what} in campaign {campaign!r}")
+        if len(rows) > 1:
+            raise WarehouseError(f"campaign {campaign!r} has several qrels "
+                                 f"({', '.join(r[1] for r in rows)}); choose one with --qrels")
+        return rows[0][0]
+
+    def run_ids(self, campaign: str, names: list[str] | None = None) -> list[int]:
+        rows = self.con.execute("""
+            SELECT r.run_id, r.name FROM run r JOIN campaign c USING (campaign_id)
+            WHERE c.name = ? ORDER BY r.name""", [campaign]).fetchall()
+        if names:
+            by_name = {n: i for i, n in rows}
+            missing = [n for n in names if n not in by_name]
+            if missing:
+                raise WarehouseError(f"no run {missing[0]!r} in campaign {campaign!r}")
+            return [by_name[n] for n in names]
+        if not rows:
+            raise WarehouseError(f"no runs in campaign {campaign!r}")
+        return [i for i, _ in rows]
+
+    # -- evaluation -------------------------------------------------------------------------
+    def evaluate(self, measures: list[str], *, campaign: str, runs: list[str] | None = None,
+                 qrels: str | None = None, store: bool = False,
+                 options: EvalOptions | None = None) -> EvalResult:
+        """Evaluate stored runs of a campaign; with `store`, materialise the per-topic values
+        into the `score` table (replacing earlier values of the same measure and options)."""
+        options = options or EvalOptions()
+        qid = self.qrels_id(campaign, qrels)
+        run_ids = self.run_ids(campaign, runs)
+        requests = parse_measures(measures, version=options.version)
+        result = evaluate(self.con, run_ids, qid, requests, options)
+        if store:
+            self._store(result, qid)
+        return result
+
+    def _store(self, result: EvalResult, qrels_id: int) -> None:
+        meta = pa.table({
+            "measure": [r.name for r in result.requests],
+            "family": [r.mdef.family for r in result.requests],
+            "params": [r.params_text for r in result.requests],
+            "definition_hash": [definition_hash(r) for r in result.requests],
+        })
+        self.con.register("ev_store_meta", meta)
+        try:
+            with transaction(self.con):
+                self.con.execute("""
+                    DELETE FROM score WHERE qrels_id = ? AND options = ?
+                      AND run_id IN (SELECT run_id FROM ev_runs)
+                      AND measure IN (SELECT measure FROM ev_store_meta)""",
+                                 [qrels_id, result.options.describe()])
+                self.con.execute("""
+                    INSERT INTO score (run_id, qrels_id, topic, measure, family, params, options,
+                                       value, definition_hash)
+                    SELECT s.run_id, ?, s.topic, s.measure, m.family, m.params, ?, s.value,
+                           m.definition_hash
+                    FROM ev_scores s JOIN ev_store_meta m ON m.measure = s.measure""",
+                                 [qrels_id, result.options.describe()])
+        finally:
+            self.con.unregister("ev_store_meta")
+
+    def scores(self, campaign: str | None = None, measure: str | None = None) -> pa.Table:
+        """Stored per-topic scores (the `topic_score` view) as Arrow."""
+        return self.con.sql("""
+            SELECT * FROM topic_score
+            WHERE ($campaign IS NULL OR campaign = $campaign)
+              AND ($measure IS NULL OR measure = $measure)
+            ORDER BY campaign, run, measure, topic""",
+                            params={"campaign": campaign, "measure": measure}).to_arrow_table()
+
+
+def evaluate_files(qrels: str | Path, runs: list[str | Path], measures: list[str], *,
+                   options: EvalOptions | None = None, qrels_format: str = "qrels",
+                   keep_first: bool = False) -> EvalResult:
+    """trec_eval on files: a private in-memory warehouse, nothing written to disk."""
+    options = options or EvalOptions()
+    requests = parse_measures(measures, version=options.version)
+    with Warehouse(None) as wh:
+        qid = wh.ingest_qrels(qrels, "files", fmt=qrels_format)
+        # One campaign per file, so that runs sharing a tag keep their trec_eval runid.
+        run_ids = [wh.ingest_run(path, f"files-{i}", keep_first=keep_first)
+                   for i, path in enumerate(runs)]
+        return evaluate(wh.con, run_ids, qid, requests, options)

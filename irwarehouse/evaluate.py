@@ -1,0 +1,145 @@
+"""Evaluation: build the context relations for some runs and one qrels, run the metric macros,
+collect per-topic values and summaries. Every value is computed by the SQL in sql/metrics."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+import duckdb
+import pyarrow as pa
+
+from .errors import MeasureError
+from .measures import MeasureRequest
+from .sqlassets import read_sql, sections
+
+ORDERS = ("score", "rank", "file")
+
+# Below this many judged documents per retrieved list on average, rank judged documents by
+# counting (no full sort of the run); above it, one window sort is cheaper. Measured with
+# bench/bench_eval.py (sparse 7,000-topic run vs dense 100-run campaign).
+COUNTING_PLAN_MAX_JUDGED_PER_LIST = 40
+
+
+@dataclass(frozen=True)
+class EvalOptions:
+    """trec_eval's evaluation options, plus the ranking order and the trec_eval version."""
+    threshold: int = 1                 # -l: a level >= threshold is relevant
+    judged_only: bool = False          # -J: drop unjudged documents first (condensed list)
+    depth: int | None = None           # -M: evaluate only the top `depth` documents
+    complete: bool = False             # -c: average over every judged topic
+    order: str = "score"               # score (trec_eval) | rank (rank column) | file (NTCIREVAL)
+    version: int = 9                   # trec_eval semantics: 9 (9.0.8, pytrec_eval) or 10
+
+    def __post_init__(self):
+        if self.order not in ORDERS:
+            raise MeasureError(f"unknown order {self.order!r}; use one of {', '.join(ORDERS)}")
+        if self.version not in (9, 10):
+            raise MeasureError("trec_eval version must be 9 or 10")
+        if self.depth is not None and self.depth < 0:
+            raise MeasureError("depth (-M) must be >= 0")
+
+    def describe(self) -> str:
+        return (f"l={self.threshold};J={int(self.judged_only)};M={self.depth or ''};"
+                f"c={int(self.complete)};order={self.order};v={self.version}")
+
+
+@dataclass
+class EvalResult:
+    per_topic: pa.Table                # run_id, run, topic, measure, value, in_run
+    summary: pa.Table                  # run_id, run, measure, value
+    requests: list[MeasureRequest] = field(default_factory=list)
+    options: EvalOptions = field(default_factory=EvalOptions)
+
+
+def _context_params(qrels_id: int, opts: EvalOptions) -> dict:
+    return {
+        "qrels_id": qrels_id, "threshold": opts.threshold, "judged_only": opts.judged_only,
+        "depth": opts.depth, "order": opts.order, "version": opts.version,
+        "float_scores": opts.version < 10, "complete": opts.complete,
+    }
+
+
+def _used(sql: str, params: dict) -> dict:
+    return {k: v for k, v in params.items() if f"${k}" in sql}
+
+
+def build_context(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: int,
+                  opts: EvalOptions) -> str:
+    """Fill the ev_* relations; returns the ranking plan used ('window' or 'counting')."""
+    sql = sections(read_sql("context.sql"))
+    params = _context_params(qrels_id, opts)
+    con.execute("CREATE OR REPLACE TEMP TABLE ev_runs AS SELECT unnest($ids::INTEGER[]) AS run_id",
+                {"ids": list(run_ids)})
+    for name in ("options", "judgment", "topic"):
+        con.execute(sql[name], _used(sql[name], params))
+    plan = choose_plan(con)
+    ranked = sql["ranked_counting" if plan == "counting" else "ranked_window"]
+    con.execute(ranked, _used(ranked, params))
+    for name in ("finish_ranked", "run_topic"):
+        con.execute(sql[name], _used(sql[name], params))
+    return plan
+
+
+def choose_plan(con: duckdb.DuckDBPyConnection) -> str:
+    """Counting plan when few documents per topic are judged relative to the list lengths."""
+    judged, lists = con.execute(
+        "SELECT (SELECT count(*) FROM ev_judgment), "
+        "(SELECT count(*) FROM ev_topic)").fetchone()
+    per_topic = judged / lists if lists else 0
+    return "counting" if per_topic <= COUNTING_PLAN_MAX_JUDGED_PER_LIST else "window"
+
+
+def _macro_query(requests: list[MeasureRequest]) -> tuple[str, list]:
+    """One UNION ALL over the requested macros; names come from the registry (the project's SQL
+    files), every parameter is a bound value."""
+    parts, values = [], []
+    for req in requests:
+        placeholders = ", ".join("?" for _ in req.args)
+        parts.append(f"SELECT run_id, topic, ? AS measure, CAST(value AS DOUBLE) AS value "
+                     f"FROM {req.mdef.macro}({placeholders})")
+        values.append(req.name)
+        values.extend(_bind(a) for a in req.args)
+    return "\nUNION ALL\n".join(parts), values
+
+
+def _bind(value):
+    if isinstance(value, dict):
+        keys = sorted(value)
+        return duckdb.Value({"key": keys, "value": [value[k] for k in keys]},
+                            duckdb.map_type(duckdb.sqltype("INTEGER"), duckdb.sqltype("DOUBLE")))
+    return value
+
+
+def evaluate(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: int,
+             requests: list[MeasureRequest], opts: EvalOptions = EvalOptions()) -> EvalResult:
+    if not requests:
+        raise MeasureError("no measures requested")
+    build_context(con, run_ids, qrels_id, opts)
+    query, values = _macro_query(requests)
+    con.execute(f"CREATE OR REPLACE TEMP TABLE ev_scores AS {query}", values)
+    con.execute("CREATE OR REPLACE TEMP TABLE ev_measures (measure VARCHAR, summary VARCHAR, "
+                "ord INTEGER)")
+    con.executemany("INSERT INTO ev_measures VALUES (?, ?, ?)",
+                    [(r.name, r.mdef.summary, i) for i, r in enumerate(requests)])
+    con.execute(sections(read_sql("context.sql"))["summary"])
+    per_topic = con.sql("""
+        SELECT s.run_id, r.name AS run, s.topic, s.measure, s.value, rt.in_run
+        FROM ev_scores s
+        JOIN run r ON r.run_id = s.run_id
+        JOIN ev_run_topic rt ON rt.run_id = s.run_id AND rt.topic = s.topic
+        JOIN ev_measures m ON m.measure = s.measure
+        ORDER BY s.run_id, s.topic, m.ord""").to_arrow_table()
+    summary = con.sql("""
+        SELECT s.run_id, r.name AS run, s.measure, s.value
+        FROM ev_summary s JOIN run r ON r.run_id = s.run_id
+        JOIN ev_measures m ON m.measure = s.measure
+        ORDER BY s.run_id, m.ord""").to_arrow_table()
+    return EvalResult(per_topic, summary, list(requests), opts)
+
+
+def definition_hash(req: MeasureRequest) -> str:
+    """A hash of the SQL file that defines a measure, stored with materialised scores."""
+    from .sqlassets import sql_dir
+    text = (sql_dir() / "metrics" / f"{req.mdef.family}.sql").read_bytes()
+    return hashlib.sha256(text).hexdigest()[:16]

@@ -1,0 +1,103 @@
+"""Putting qrels and runs into the warehouse: parse into staging tables first, then one
+transaction that writes the rows and their provenance (source path, sha256, time)."""
+
+from __future__ import annotations
+
+import re
+from contextlib import contextmanager
+from pathlib import Path
+
+import duckdb
+
+from .errors import WarehouseError
+from .formats.trec import sha256_of, stage_qrels, stage_run
+
+QRELS_FORMATS = ("qrels", "diversity", "ntcir_qrels")
+
+
+@contextmanager
+def transaction(con: duckdb.DuckDBPyConnection):
+    """One transaction: everything or nothing (an interrupted ingest leaves no trace)."""
+    con.execute("BEGIN TRANSACTION")
+    try:
+        yield
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    con.execute("COMMIT")
+
+
+def campaign_id(con: duckdb.DuckDBPyConnection, name: str, *, create: bool = False) -> int:
+    row = con.execute("SELECT campaign_id FROM campaign WHERE name = ?", [name]).fetchone()
+    if row:
+        return row[0]
+    if not create:
+        raise WarehouseError(f"no campaign {name!r} in the warehouse")
+    return con.execute("INSERT INTO campaign (name) VALUES (?) RETURNING campaign_id",
+                       [name]).fetchone()[0]
+
+
+def _check_name(kind: str, name: str) -> str:
+    if not name or not name.strip() or len(name) > 200 or re.search(r"[\x00-\x1f]", name):
+        raise WarehouseError(f"bad {kind} name {name!r}")
+    return name
+
+
+def ingest_qrels(con: duckdb.DuckDBPyConnection, path, campaign: str, *, name: str | None = None,
+                 fmt: str = "qrels", replace: bool = False) -> int:
+    """Store a qrels file under `campaign` (created if new) as judgment set `name`
+    (default: the file name). Returns its qrels_id."""
+    if fmt not in QRELS_FORMATS:
+        raise WarehouseError(f"unknown qrels format {fmt!r}; use one of {', '.join(QRELS_FORMATS)}")
+    path = Path(path)
+    name = _check_name("qrels", name or path.name)
+    n = stage_qrels(con, path, fmt_name=fmt)
+    digest = sha256_of(path)
+    with transaction(con):
+        cid = campaign_id(con, campaign, create=True)
+        old = con.execute("SELECT qrels_id FROM qrels WHERE campaign_id = ? AND name = ?",
+                          [cid, name]).fetchone()
+        if old and not replace:
+            raise WarehouseError(f"qrels {name!r} is already in campaign {campaign!r} "
+                                 "(use --replace to replace it)")
+        if old:
+            con.execute("DELETE FROM judgment WHERE qrels_id = ?", [old[0]])
+            con.execute("DELETE FROM score WHERE qrels_id = ?", [old[0]])
+            con.execute("DELETE FROM qrels WHERE qrels_id = ?", [old[0]])
+        qid = con.execute("""
+            INSERT INTO qrels (campaign_id, name, format, source_path, sha256, num_rows)
+            VALUES (?, ?, ?, ?, ?, ?) RETURNING qrels_id""",
+                          [cid, name, fmt, str(path.resolve()), digest, n]).fetchone()[0]
+        con.execute("INSERT INTO judgment SELECT ?, topic, intent, doc, rel FROM stage_qrels",
+                    [qid])
+        con.execute("INSERT OR IGNORE INTO topic (campaign_id, topic) "
+                    "SELECT DISTINCT ?, topic FROM stage_qrels", [cid])
+    return qid
+
+
+def ingest_run(con: duckdb.DuckDBPyConnection, path, campaign: str, *, name: str | None = None,
+               team: str | None = None, replace: bool = False, keep_first: bool = False) -> int:
+    """Store a TREC run under `campaign` (created if new). Its name is `name` or the run tag of
+    the file; a name already stored is refused unless `replace`. Returns its run_id."""
+    path = Path(path)
+    tag = stage_run(con, path, keep_first=keep_first)
+    name = _check_name("run", name or tag)
+    digest = sha256_of(path)
+    with transaction(con):
+        cid = campaign_id(con, campaign, create=True)
+        old = con.execute("SELECT run_id FROM run WHERE campaign_id = ? AND name = ?",
+                          [cid, name]).fetchone()
+        if old and not replace:
+            raise WarehouseError(f"run {name!r} is already in campaign {campaign!r} "
+                                 "(use --replace to replace it)")
+        if old:
+            for table in ("run_row", "score", "run"):
+                con.execute(f"DELETE FROM {table} WHERE run_id = ?", [old[0]])
+        n = con.execute("SELECT count(*) FROM stage_run").fetchone()[0]
+        rid = con.execute("""
+            INSERT INTO run (campaign_id, name, team, source_path, sha256, num_rows)
+            VALUES (?, ?, ?, ?, ?, ?) RETURNING run_id""",
+                          [cid, name, team, str(path.resolve()), digest, n]).fetchone()[0]
+        con.execute("INSERT INTO run_row SELECT ?, topic, doc, score, rank, file_order "
+                    "FROM stage_run", [rid])
+    return rid

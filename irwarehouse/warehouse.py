@@ -1,0 +1,58 @@
+"""Opening a warehouse: a DuckDB file (or memory) with the schema and the metric macros."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import duckdb
+
+from .errors import SqlAssetError, WarehouseError
+from .sqlassets import metric_files, read_sql, sections
+
+DEFAULT_PATH = "irw.duckdb"
+ENV_VAR = "IRW_WAREHOUSE"
+
+
+def default_path() -> str:
+    return os.environ.get(ENV_VAR, DEFAULT_PATH)
+
+
+def install_macros(con: duckdb.DuckDBPyConnection) -> None:
+    """Create the (TEMP) evaluation context tables and every metric macro on a connection.
+
+    DuckDB binds a table macro's references when it is created, so files whose macros call
+    building blocks of other files are retried until everything is defined."""
+    con.execute(sections(read_sql("context.sql"))["create_empty"])
+    pending = list(metric_files())
+    while pending:
+        failed = []
+        for path in pending:
+            try:
+                con.execute(path.read_text(encoding="utf-8"))
+            except duckdb.CatalogException as exc:
+                failed.append((path, exc))
+        if len(failed) == len(pending):
+            path, exc = failed[0]
+            raise SqlAssetError(f"{path}: {exc}")
+        pending = [p for p, _ in failed]
+
+
+def connect(path: str | os.PathLike | None = None, *, read_only: bool = False,
+            create: bool = True) -> duckdb.DuckDBPyConnection:
+    """Connect to a warehouse file (None = a private in-memory warehouse), applying the schema
+    (idempotent) unless read-only, and installing the metric macros."""
+    if path is None or str(path) == ":memory:":
+        con = duckdb.connect(":memory:")
+    else:
+        p = Path(path)
+        if not create and not p.exists():
+            raise WarehouseError(f"no warehouse at {p} (create one with `irw init`)")
+        try:
+            con = duckdb.connect(str(p), read_only=read_only)
+        except duckdb.Error as exc:
+            raise WarehouseError(f"cannot open warehouse {p}: {exc}") from exc
+    if not read_only:
+        con.execute(read_sql("schema.sql"))
+    install_macros(con)
+    return con

@@ -1,0 +1,165 @@
+-- The evaluation context: the relations every metric macro reads (sql/metrics/*.sql).
+-- Built once per evaluation by irwarehouse.evaluate from bound parameters:
+--   $qrels_id, $threshold (trec_eval -l), $judged_only (-J), $depth (-M; NULL = all),
+--   $order ('score' | 'rank' | 'file'), $version (trec_eval 9 or 10 semantics), $float_scores (trec_eval 9.x parses scores as
+--   32-bit floats, which creates ties; 10.0 keeps doubles), $complete (-c).
+-- Sections are separated by `-- name:` lines and run in order.
+
+-- name: create_empty
+-- Empty shapes so that the metric macros can be created before any evaluation.
+CREATE TEMP TABLE IF NOT EXISTS ev_runs (run_id INTEGER);
+CREATE TEMP TABLE IF NOT EXISTS ev_options (trec_eval_version INTEGER);
+CREATE TEMP TABLE IF NOT EXISTS ev_judgment (topic VARCHAR, doc VARCHAR, rel INTEGER);
+CREATE TEMP TABLE IF NOT EXISTS ev_topic (topic VARCHAR, num_rel BIGINT, num_nonrel BIGINT);
+CREATE TEMP TABLE IF NOT EXISTS ev_run_topic (run_id INTEGER, topic VARCHAR, num_ret BIGINT,
+                                             in_run BOOLEAN);
+CREATE TEMP TABLE IF NOT EXISTS ev_ranked (
+    run_id INTEGER, topic VARCHAR, rank BIGINT, rel INTEGER, is_rel BOOLEAN,
+    rel_so_far BIGINT, nonrel_so_far BIGINT, unjudged_so_far BIGINT);
+
+-- name: options
+CREATE OR REPLACE TEMP TABLE ev_options AS SELECT CAST($version AS INTEGER) AS trec_eval_version;
+
+-- name: judgment
+-- Ad hoc judgments of one qrels: one level per (topic, doc); diversity qrels collapse to the
+-- highest level over intents.
+CREATE OR REPLACE TEMP TABLE ev_judgment AS
+SELECT topic, doc, max(rel) AS rel
+FROM judgment
+WHERE qrels_id = $qrels_id
+GROUP BY topic, doc;
+
+-- name: topic
+-- Per-topic counts of the qrels: R (level >= threshold) and N (judged, 0 <= level < threshold).
+-- Negative levels are "in the pool but unjudged" and count in neither (trec_eval form_res_rels.c).
+CREATE OR REPLACE TEMP TABLE ev_topic AS
+SELECT topic,
+       count(*) FILTER (WHERE rel >= $threshold) AS num_rel,
+       count(*) FILTER (WHERE rel >= 0 AND rel < $threshold) AS num_nonrel
+FROM ev_judgment
+GROUP BY topic;
+
+-- name: ranked_window
+-- Plan for densely judged runs: number every retrieved document with one window sort.
+-- Order: trec_eval's (score desc, docno desc), the rank column, or the file order.
+CREATE OR REPLACE TEMP TABLE ev_ranked AS
+WITH listed AS (
+    SELECT r.run_id, r.topic, r.doc,
+           row_number() OVER (
+               PARTITION BY r.run_id, r.topic
+               ORDER BY CASE $order
+                            WHEN 'score' THEN CASE WHEN $float_scores
+                                                   THEN CAST(CAST(r.score AS FLOAT) AS DOUBLE)
+                                                   ELSE r.score END
+                            WHEN 'rank' THEN -CAST(r.rank AS DOUBLE)
+                            ELSE -CAST(r.file_order AS DOUBLE) END DESC,
+                        CASE WHEN $order = 'score' THEN r.doc ELSE '' END DESC,
+                        CASE WHEN $order = 'rank' THEN -r.file_order ELSE 0 END DESC
+           ) AS full_rank
+    FROM run_row r
+    WHERE r.run_id IN (SELECT run_id FROM ev_runs)
+      AND r.topic IN (SELECT topic FROM ev_topic)
+),
+judged AS (
+    SELECT l.run_id, l.topic, l.full_rank, j.rel
+    FROM listed l JOIN ev_judgment j ON j.topic = l.topic AND j.doc = l.doc
+    WHERE $depth IS NULL OR l.full_rank <= $depth
+)
+SELECT * FROM judged;
+
+-- name: ranked_counting
+-- Plan for sparsely judged runs (few judged documents per topic): the rank of a judged document
+-- is 1 + the number of documents of its list that sort before it; no full sort of the run.
+CREATE OR REPLACE TEMP TABLE ev_ranked AS
+WITH keyed AS (
+    SELECT r.run_id, r.topic, r.doc,
+           CASE $order
+               WHEN 'score' THEN CASE WHEN $float_scores
+                                      THEN CAST(CAST(r.score AS FLOAT) AS DOUBLE)
+                                      ELSE r.score END
+               WHEN 'rank' THEN -CAST(r.rank AS DOUBLE)
+               ELSE -CAST(r.file_order AS DOUBLE) END AS key_num,
+           CASE WHEN $order = 'score' THEN r.doc ELSE '' END AS key_doc,
+           CASE WHEN $order = 'rank' THEN -r.file_order ELSE 0 END AS key_tie
+    FROM run_row r
+    WHERE r.run_id IN (SELECT run_id FROM ev_runs)
+      AND r.topic IN (SELECT topic FROM ev_topic)
+),
+judged AS (
+    SELECT k.*, j.rel
+    FROM keyed k JOIN ev_judgment j ON j.topic = k.topic AND j.doc = k.doc
+),
+counted AS (
+    SELECT jd.run_id, jd.topic, jd.rel,
+           1 + count(*) FILTER (WHERE k.key_num > jd.key_num
+                                   OR (k.key_num = jd.key_num AND k.key_doc > jd.key_doc)
+                                   OR (k.key_num = jd.key_num AND k.key_doc = jd.key_doc
+                                       AND k.key_tie > jd.key_tie)) AS full_rank
+    FROM judged jd JOIN keyed k ON k.run_id = jd.run_id AND k.topic = jd.topic
+    GROUP BY jd.run_id, jd.topic, jd.doc, jd.rel
+)
+SELECT run_id, topic, full_rank, rel
+FROM counted
+WHERE $depth IS NULL OR full_rank <= $depth;
+
+-- name: finish_ranked
+-- Judged-only (-J) renumbers the judged documents 1..n in the same order (trec_eval keeps the
+-- original tie-breaking); then the running counts every metric uses:
+--   rel_so_far = C(r), nonrel_so_far = judged non-relevant at ranks <= r,
+--   unjudged_so_far = in-pool-unjudged (negative level) at ranks <= r.
+CREATE OR REPLACE TEMP TABLE ev_ranked AS
+WITH kept AS (
+    SELECT run_id, topic, rel,
+           CASE WHEN $judged_only
+                THEN row_number() OVER (PARTITION BY run_id, topic ORDER BY full_rank)
+                ELSE full_rank END AS rank
+    FROM ev_ranked
+    WHERE NOT $judged_only OR rel >= 0
+)
+SELECT run_id, topic, rank, rel, rel >= $threshold AS is_rel,
+       sum(CASE WHEN rel >= $threshold THEN 1 ELSE 0 END)
+           OVER (PARTITION BY run_id, topic ORDER BY rank ROWS UNBOUNDED PRECEDING) AS rel_so_far,
+       sum(CASE WHEN rel >= 0 AND rel < $threshold THEN 1 ELSE 0 END)
+           OVER (PARTITION BY run_id, topic ORDER BY rank ROWS UNBOUNDED PRECEDING) AS nonrel_so_far,
+       sum(CASE WHEN rel < 0 THEN 1 ELSE 0 END)
+           OVER (PARTITION BY run_id, topic ORDER BY rank ROWS UNBOUNDED PRECEDING) AS unjudged_so_far
+FROM kept;
+
+-- name: run_topic
+-- The evaluated (run, topic) pairs and the length of each evaluated list. Topics of a run that
+-- have no judgments are not evaluated; with $complete (-c) every judged topic is, an absent one
+-- as an empty list.
+CREATE OR REPLACE TEMP TABLE ev_run_topic AS
+WITH retrieved AS (
+    SELECT run_id, topic, count(*) AS n
+    FROM run_row
+    WHERE run_id IN (SELECT run_id FROM ev_runs) AND topic IN (SELECT topic FROM ev_topic)
+    GROUP BY run_id, topic
+),
+pairs AS (
+    SELECT run_id, topic FROM retrieved
+    UNION
+    SELECT e.run_id, t.topic FROM ev_runs e CROSS JOIN ev_topic t WHERE $complete
+),
+judged_kept AS (
+    SELECT run_id, topic, count(*) AS n FROM ev_ranked GROUP BY run_id, topic
+)
+SELECT p.run_id, p.topic,
+       CASE WHEN $judged_only THEN coalesce(jk.n, 0)
+            ELSE least(coalesce(r.n, 0), coalesce($depth, coalesce(r.n, 0))) END AS num_ret,
+       r.n IS NOT NULL AS in_run
+FROM pairs p
+LEFT JOIN retrieved r ON r.run_id = p.run_id AND r.topic = p.topic
+LEFT JOIN judged_kept jk ON jk.run_id = p.run_id AND jk.topic = p.topic;
+
+-- name: summary
+-- The `all` row of every measure: the arithmetic mean over evaluated topics, a sum for counts,
+-- or the geometric mean (values already floored at 1e-5 by the gm_ macros).
+CREATE OR REPLACE TEMP TABLE ev_summary AS
+SELECT s.run_id, s.measure,
+       CASE any_value(m.summary)
+           WHEN 'sum' THEN sum(s.value)
+           WHEN 'gmean' THEN exp(avg(ln(s.value)))
+           ELSE avg(s.value) END AS value
+FROM ev_scores s JOIN ev_measures m ON m.measure = s.measure
+GROUP BY s.run_id, s.measure;

@@ -1,0 +1,26 @@
+-- Binary preference (Buckley & Voorhees 2004; seed 000 eq 22-23; trec_eval m_bpref.c): each
+-- relevant retrieved document scores 1 - min(n, R)/min(N, R), n = judged non-relevant documents
+-- above it, N = judged non-relevant documents of the topic; the sum is divided by R.
+
+-- measure: bpref
+-- summary: mean
+-- doc: trec_eval's bpref.
+CREATE OR REPLACE TEMP MACRO bpref() AS TABLE
+SELECT b.run_id, b.topic,
+       CASE WHEN b.num_rel > 0 THEN coalesce(x.s, 0) / b.num_rel ELSE 0 END AS value
+FROM ev_base() b
+LEFT JOIN (
+    SELECT r.run_id, r.topic,
+           sum(CASE WHEN r.nonrel_so_far > 0
+                    THEN 1.0 - least(r.nonrel_so_far, t.num_rel) / least(t.num_nonrel, t.num_rel)
+                    ELSE 1.0 END) AS s
+    FROM ev_ranked r JOIN ev_topic t ON t.topic = r.topic
+    WHERE r.is_rel GROUP BY r.run_id, r.topic
+) x ON x.run_id = b.run_id AND x.topic = b.topic;
+
+-- measure: gm_bpref
+-- summary: gmean
+-- per_topic: false
+-- doc: Geometric mean of bpref over topics, floored at 1e-5.
+CREATE OR REPLACE TEMP MACRO gm_bpref() AS TABLE
+SELECT run_id, topic, greatest(value, 0.00001) AS value FROM bpref();

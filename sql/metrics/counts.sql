@@ -1,0 +1,42 @@
+-- Summary counts per topic (trec_eval m_num_*.c; seed 003 "summary table statistics").
+
+-- measure: num_q
+-- summary: sum
+-- per_topic: false
+-- doc: Number of topics evaluated (trec_eval num_q).
+CREATE OR REPLACE TEMP MACRO num_q() AS TABLE
+SELECT run_id, topic, 1.0 AS value FROM ev_base();
+
+-- measure: num_ret
+-- summary: sum
+-- integer: true
+-- doc: Number of documents retrieved (after -M and -J).
+CREATE OR REPLACE TEMP MACRO num_ret() AS TABLE
+SELECT run_id, topic, CAST(num_ret AS DOUBLE) AS value FROM ev_base();
+
+-- measure: num_rel
+-- summary: sum
+-- integer: true
+-- doc: Number of relevant judged documents R (level >= -l threshold).
+CREATE OR REPLACE TEMP MACRO num_rel() AS TABLE
+SELECT run_id, topic, CAST(num_rel AS DOUBLE) AS value FROM ev_base();
+
+-- measure: num_rel_ret
+-- summary: sum
+-- integer: true
+-- doc: Number of relevant documents retrieved.
+CREATE OR REPLACE TEMP MACRO num_rel_ret() AS TABLE
+SELECT b.run_id, b.topic, CAST(coalesce(x.n, 0) AS DOUBLE) AS value
+FROM ev_base() b
+LEFT JOIN (SELECT run_id, topic, count(*) AS n FROM ev_ranked WHERE is_rel
+           GROUP BY run_id, topic) x ON x.run_id = b.run_id AND x.topic = b.topic;
+
+-- measure: num_nonrel_judged_ret
+-- summary: sum
+-- integer: true
+-- doc: Number of judged non-relevant documents retrieved (0 <= level < threshold).
+CREATE OR REPLACE TEMP MACRO num_nonrel_judged_ret() AS TABLE
+SELECT b.run_id, b.topic, CAST(coalesce(x.n, 0) AS DOUBLE) AS value
+FROM ev_base() b
+LEFT JOIN (SELECT run_id, topic, count(*) AS n FROM ev_ranked WHERE rel >= 0 AND NOT is_rel
+           GROUP BY run_id, topic) x ON x.run_id = b.run_id AND x.topic = b.topic;

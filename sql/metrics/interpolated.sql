@@ -1,0 +1,44 @@
+-- Interpolated precision at recall levels (seed 000 eq 7-8; seed 003; trec_eval
+-- m_iprec_at_recall.c, m_11pt_avg.c). A recall level x is the c-th relevant document with
+-- c = (long)(x*R + 0.9) (trec_eval 9.x truncation; 10.0 rounds: lround(x*R),
+-- chosen by $iprec_rounding of the context); the interpolated precision there is the
+-- largest precision C(r)/r at any relevant document at or below it, k/r_k for k >= c
+-- (0 when fewer than c relevant documents are retrieved).
+
+-- block: ev_iprec
+CREATE OR REPLACE TEMP MACRO ev_iprec(recall_level) AS TABLE
+SELECT b.run_id, b.topic, coalesce(x.p, 0) AS value
+FROM ev_base() b
+LEFT JOIN (
+    SELECT r.run_id, r.topic, max(r.rel_so_far / r.rank) AS p
+    FROM ev_ranked r JOIN ev_topic t ON t.topic = r.topic
+    WHERE r.is_rel AND r.rel_so_far >= ev_recall_cut(recall_level, t.num_rel)
+    GROUP BY r.run_id, r.topic
+) x ON x.run_id = b.run_id AND x.topic = b.topic;
+
+-- measure: iprec_at_recall
+-- params: recall_level DOUBLE = 0.0,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1.0
+-- summary: mean
+-- doc: Interpolated precision at a recall level.
+CREATE OR REPLACE TEMP MACRO iprec_at_recall(recall_level) AS TABLE
+SELECT run_id, topic, value FROM ev_iprec(recall_level);
+
+-- measure: 11pt_avg
+-- macro: pt11_avg
+-- params: recall_levels DOUBLE[] = [0.0,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1.0]
+-- summary: mean
+-- doc: Mean interpolated precision over recall levels (11-point average by default).
+CREATE OR REPLACE TEMP MACRO pt11_avg(recall_levels) AS TABLE
+SELECT b.run_id, b.topic, coalesce(x.s, 0) / len(recall_levels) AS value
+FROM ev_base() b
+LEFT JOIN (
+    SELECT run_id, topic, sum(p) AS s
+    FROM (
+        SELECT r.run_id, r.topic, lv.level, max(r.rel_so_far / r.rank) AS p
+        FROM ev_ranked r
+        JOIN ev_topic t ON t.topic = r.topic
+        CROSS JOIN (SELECT unnest(recall_levels) AS level) lv
+        WHERE r.is_rel AND r.rel_so_far >= ev_recall_cut(lv.level, t.num_rel)
+        GROUP BY r.run_id, r.topic, lv.level
+    ) GROUP BY run_id, topic
+) x ON x.run_id = b.run_id AND x.topic = b.topic;
