@@ -75,6 +75,7 @@ class MeasureDef:
     since: int = 9                 # trec_eval major version that has it in all_trec
     doc: str = ""
     macro_args: tuple[str, ...] = field(default=())
+    ntcir: str = ""                # NTCIREVAL's printed name (`Q-measure`, `Q@k`), if any
 
 
 def _parse_header(lines: list[str]) -> dict[str, str]:
@@ -91,12 +92,16 @@ def _parse_header(lines: list[str]) -> dict[str, str]:
 
 
 def _parse_params(spec: str) -> tuple[ParamDef, ...]:
+    """`name TYPE = default`; several parameters are separated by `;`."""
     if not spec:
         return ()
-    m = re.match(r"^(\w+)\s+([A-Z\[\]]+)\s*=\s*(.*)$", spec)
-    if not m:
-        raise SqlAssetError(f"bad params header: {spec!r}")
-    return (ParamDef(m.group(1), m.group(2), m.group(3).strip()),)
+    out = []
+    for part in spec.split(";"):
+        m = re.match(r"^(\w+)\s+([A-Z\[\]]+)\s*=\s*(.*)$", part.strip())
+        if not m:
+            raise SqlAssetError(f"bad params header: {spec!r}")
+        out.append(ParamDef(m.group(1), m.group(2), m.group(3).strip()))
+    return tuple(out)
 
 
 def measure_defs_in(path: Path) -> list[MeasureDef]:
@@ -127,7 +132,7 @@ def measure_defs_in(path: Path) -> list[MeasureDef]:
             per_topic=meta.get("per_topic", "true") == "true",
             integer=meta.get("integer", "false") == "true",
             since=int(meta.get("since", "9")), doc=meta.get("doc", ""),
-            macro_args=args))
+            macro_args=args, ntcir=meta.get("ntcir", "")))
     return defs
 
 
