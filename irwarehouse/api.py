@@ -19,7 +19,7 @@ from . import ingest as _ingest
 from .errors import WarehouseError
 from .evaluate import EvalOptions, EvalResult, definition_hash, evaluate
 from .ingest import transaction
-from .measures import parse_measures
+from .measures import NtcirSettings, parse_measures
 from .warehouse import connect
 
 
@@ -82,13 +82,15 @@ class Warehouse:
     # -- evaluation -------------------------------------------------------------------------
     def evaluate(self, measures: list[str], *, campaign: str, runs: list[str] | None = None,
                  qrels: str | None = None, store: bool = False,
-                 options: EvalOptions | None = None) -> EvalResult:
+                 options: EvalOptions | None = None,
+                 ntcir: NtcirSettings | None = None) -> EvalResult:
         """Evaluate stored runs of a campaign; with `store`, materialise the per-topic values
-        into the `score` table (replacing earlier values of the same measure and options)."""
+        into the `score` table (replacing earlier values of the same measure and options).
+        `ntcir`: gains and cutoffs of NTCIREVAL's measures (measures.NtcirSettings)."""
         options = options or EvalOptions()
         qid = self.qrels_id(campaign, qrels)
         run_ids = self.run_ids(campaign, runs)
-        requests = parse_measures(measures, version=options.version)
+        requests = parse_measures(measures, version=options.version, ntcir=ntcir)
         result = evaluate(self.con, run_ids, qid, requests, options)
         if store:
             self._store(result, qid)
@@ -131,10 +133,10 @@ class Warehouse:
 
 def evaluate_files(qrels: str | Path, runs: list[str | Path], measures: list[str], *,
                    options: EvalOptions | None = None, qrels_format: str = "qrels",
-                   keep_first: bool = False) -> EvalResult:
+                   keep_first: bool = False, ntcir: NtcirSettings | None = None) -> EvalResult:
     """trec_eval on files: a private in-memory warehouse, nothing written to disk."""
     options = options or EvalOptions()
-    requests = parse_measures(measures, version=options.version)
+    requests = parse_measures(measures, version=options.version, ntcir=ntcir)
     with Warehouse(None) as wh:
         qid = wh.ingest_qrels(qrels, "files", fmt=qrels_format)
         # One campaign per file, so that runs sharing a tag keep their trec_eval runid.
