@@ -26,6 +26,7 @@ class Format(str, Enum):
     tsv = "tsv"
     csv = "csv"
     json = "json"
+    ntcireval = "ntcireval"
 
 
 class Order(str, Enum):
@@ -160,21 +161,32 @@ def eval_cmd(
     store: Annotated[bool, typer.Option(help="Materialise per-topic scores into the score "
                                         "table.")] = False,
     warehouse: WarehouseOpt = None,
+    # NTCIREVAL options (ntcir_eval's -g and -cutoffs)
+    gains: Annotated[Optional[str], typer.Option(
+        "--gains", "-g", help="NTCIREVAL gain per level: 1:2 (L1=1, L2=2, as ntcir_eval -g) "
+        "or pairs 1:1,2:3,3:7 / S:3,A:2,B:1. Default: gain = level.")] = None,
+    cutoffs: Annotated[Optional[str], typer.Option(
+        help="NTCIREVAL cutoffs for the @k measures, e.g. 1,10 (default 1000).")] = None,
 ):
-    """Evaluate runs, like trec_eval: `irw eval QRELS RUN -m map -m P.10` or `--campaign C`."""
+    """Evaluate runs, like trec_eval: `irw eval QRELS RUN -m map -m P.10` or `--campaign C`.
+    `--format ntcireval` prints ntcir_eval's .nev (its full set when no -m is given), over the
+    first 1000 documents (-M 1000) of every judged topic (-c), as NTCIREVAL."""
     def body():
         from .errors import IrwError
         from .evaluate import EvalOptions
         from .output import render
-        opts = EvalOptions(threshold=level, judged_only=judged_only, depth=depth,
-                           complete=complete, order=order.value, version=trec_eval_version)
+        ntcir = _ntcir_settings(gains, cutoffs, fmt == Format.ntcireval)
+        nev = fmt == Format.ntcireval
+        opts = EvalOptions(threshold=level, judged_only=judged_only,
+                           depth=1000 if nev and depth is None else depth,
+                           complete=complete or nev, order=order.value, version=trec_eval_version)
         if campaign:
             if files:
                 raise IrwError("give either files or --campaign, not both")
             from .api import Warehouse
             with Warehouse(_warehouse_path(warehouse), create=False) as wh:
                 result = wh.evaluate(measure or [], campaign=campaign, runs=run, qrels=qrels,
-                                     store=store, options=opts)
+                                     store=store, options=opts, ntcir=ntcir)
         else:
             if not files or len(files) < 2:
                 raise IrwError("usage: irw eval QRELS RUN [RUN ...] (or --campaign NAME)")
@@ -183,9 +195,16 @@ def eval_cmd(
                                "warehouse)")
             from .api import evaluate_files
             result = evaluate_files(files[0], files[1:], measure or [], options=opts,
-                                    qrels_format=qrels_format.value, keep_first=keep_first)
+                                    qrels_format=qrels_format.value, keep_first=keep_first,
+                                    ntcir=ntcir)
         sys.stdout.write(render(result, fmt.value, per_topic=query))
     _guard(body)
+
+
+def _ntcir_settings(gains: Optional[str], cutoffs: Optional[str], prefer: bool):
+    from .measures import NtcirSettings, parse_cutoffs, parse_gains
+    return NtcirSettings(gains=parse_gains(gains) if gains else {},
+                         cutoffs=parse_cutoffs(cutoffs) if cutoffs else (1000,), prefer=prefer)
 
 
 @app.command()

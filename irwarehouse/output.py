@@ -83,4 +83,7 @@ def render(result: EvalResult, fmt: str, *, per_topic: bool) -> str:
         return delimited_text(result, per_topic=per_topic, delimiter="\t" if fmt == "tsv" else ",")
     if fmt == "json":
         return json_text(result, per_topic=per_topic)
+    if fmt == "ntcireval":                      # per-topic .nev blocks only, as ntcir_eval
+        from .formats.ntcir import nev_text
+        return nev_text(result)
     raise ValueError(f"unknown format {fmt!r}")
