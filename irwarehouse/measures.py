@@ -285,9 +285,10 @@ def _level(text: str) -> int:
     return int(t)
 
 
-def parse_gains(text: str) -> dict[int, float]:
+def parse_gains(text: str, *, what: str = "gains", monotone: bool = True) -> dict[int, float]:
     """Gain values per level: ntcir_eval's `1:2:3` (the gains of L1, L2, L3) or explicit pairs
-    `1:1,2:3,3:7`, `L1:1,L2:3`, `S:3,A:2,B:1` (S/A/B = L3/L2/L1), `1=1,2=3`."""
+    `1:1,2:3,3:7`, `L1:1,L2:3`, `S:3,A:2,B:1` (S/A/B = L3/L2/L1), `1=1,2=3`. ntcir_eval refuses
+    gains that decrease with the level (`monotone`); WRR penalties do decrease."""
     text = text.strip()
     if not text:
         return {}
@@ -302,9 +303,9 @@ def parse_gains(text: str) -> dict[int, float]:
                 raise MeasureError(f"gains: expected level:gain pairs, got {pair!r}")
             gains[_level(level)] = float(_number(gain, "DOUBLE", "gains"))
     if any(v < 0 for v in gains.values()):
-        raise MeasureError("gains must be >= 0")
+        raise MeasureError(f"{what} must be >= 0")
     levels = sorted(gains)
-    if any(gains[a] > gains[b] for a, b in zip(levels, levels[1:])):
+    if monotone and any(gains[a] > gains[b] for a, b in zip(levels, levels[1:])):
         raise MeasureError("gain values must not decrease with the level (as ntcir_eval)")
     return gains
 
@@ -351,13 +352,13 @@ def ntcir_position(req: MeasureRequest) -> int:
 
 def _ntcir_value(p, text: str, measure: str):
     if p.type == "MAP":
-        return parse_gains(text)
+        return parse_gains(text, what=p.name, monotone=p.name == "gains")
     return _number(text, p.type, measure)
 
 
 def _ntcir_default(p):
     if p.type == "MAP":
-        return parse_gains(p.default.strip("{} "))
+        return parse_gains(p.default.strip("{} "), what=p.name, monotone=p.name == "gains")
     return _number(p.default, p.type, p.name)
 
 

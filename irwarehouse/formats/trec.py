@@ -50,7 +50,10 @@ def _open_text(path: Path):
     raw = open(path, "rb")
     head = raw.read(2)
     raw.seek(0)
-    return gzip.open(raw) if head == b"\x1f\x8b" else raw
+    if head == b"\x1f\x8b":
+        raw.close()                 # gzip.open(fileobj) would leave it open (ResourceWarning)
+        return gzip.open(path)
+    return raw
 
 
 def check_readable(path: Path) -> None:
