@@ -252,7 +252,7 @@ NTCIR_PLAIN_ORDER = ["RR", "O-measure", "P-measure", "P-plus", "AP", "Q-measure"
                      "NCUrb,BR", "NCUrb,IE", "RBP", "ERR", "EBR", "iRBU"]
 NTCIR_CUTOFF_ORDER = ["AP", "Q", "NCUrb,P", "NCUrb,BR", "NCUrb,IE", "nDCG", "MSnDCG", "Prec",
                       "RBP", "nRBP", "ERR", "nERR", "EBR", "nEBR", "iRBU", "niRBU", "Hit"]
-NTCIR_EXTRA_ORDER = ["R-measure", "WRR", "NWRR"]
+NTCIR_EXTRA_ORDER = ["R-measure", "WRR", "NWRR", "NCUgu,P", "NCUgu,BR"]
 # ntcir_eval compute's output without -j: the facts, 13 values, 17 per cutoff.
 NTCIR_DEFAULT_SET = NTCIR_PLAIN_ORDER + [f"{stem}@k" for stem in NTCIR_CUTOFF_ORDER]
 NTCIR_ALIASES = {"Q": "Q-measure", "O": "O-measure", "P": "P-measure", "P+": "P-plus",

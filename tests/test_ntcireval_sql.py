@@ -23,6 +23,7 @@ from irwarehouse.api import evaluate_files
 from irwarehouse.evaluate import EvalOptions, evaluate
 from irwarehouse.formats.ntcir import FACTS, nev_text, parse_nev, parse_nev_text
 from irwarehouse.measures import (
+    NTCIR_DEFAULT_SET,
     MeasureRequest,
     NtcirSettings,
     ntcir_label,
@@ -134,19 +135,19 @@ def test_www4_selected_measures_by_name():
 @pytest.mark.realdata
 def test_ntcireval_190111_trecrun_by_sql():
     """NTCIREVAL 190111 sample (-g 1:2 -cutoffs 10,1000): every value that build printed and the
-    current one still computes (it printed P@k for Prec@k; NCUgu,* are not implemented)."""
+    current one still computes (it printed P@k for Prec@k, and NCUgu,*)."""
     expected = parse_nev(need(SAMPLE190111 / "TRECRUN.test.nev"))
-    result = evaluate_files(SAMPLE190111 / "test.qrels", [SAMPLE190111 / "TRECRUN"], [],
+    names = NTCIR_DEFAULT_SET + ["NCUgu,P", "NCUgu,BR"]
+    result = evaluate_files(SAMPLE190111 / "test.qrels", [SAMPLE190111 / "TRECRUN"], names,
                             options=EvalOptions(order="file", depth=1000, complete=True),
                             qrels_format="ntcir_qrels", ntcir=nev_settings("1:2", (10, 1000)))
     got = parse_nev_text(nev_text(result))
     assert sorted(got) == sorted(expected) == ["0001", "0002", "0003"]
     n = 0
     for topic, exp in expected.items():
-        exp = {k: v for k, v in exp.items() if not k.startswith("NCUgu")}
         n += assert_same_printed(exp, got[topic], topic,
                                  rename=lambda k: "Prec@" + k[2:] if k.startswith("P@") else k)
-    assert n == 3 * 36
+    assert n == 3 * 38
 
 
 # ------------------------------------------------------------------------------ SQL harness
@@ -285,7 +286,7 @@ def test_sql_matches_oracle_on_random_topics(case):
                      judged_only=condensed)
     for t, (qrels, ranking) in topics.items():
         expected = evaluate_topic(ranking, qrels, gains, cutoffs=cutoffs, condensed=condensed,
-                                  bpref=False, **params)
+                                  bpref=False, ncugu=True, **params)
         values = got[("run", t)]
         for name, want in expected.items():
             if name in FACTS:
@@ -486,6 +487,20 @@ def test_moving_a_relevant_document_up_never_lowers(topic, data):
     after = one(qrels, better, labels, gains=G321, cutoffs=(3, 10))
     for name, value in before.items():
         assert after[name] >= value - 1e-12, name
+
+
+@PROPERTY
+@given(graded_topic())
+def test_condensed_equals_raw_on_fully_judged_lists(topic):
+    """M' (-J, ntcir_eval `label -j`) = M when every retrieved document is judged; with
+    unjudged documents, M' = M on the list without them."""
+    qrels, ranking = topic
+    judged = [d for d in ranking if d in qrels]
+    reqs = [request(label, gains=G321, **({"cutoff": 5} if label.endswith("@k") else {}))
+            for label in ALL_LABELS]
+    raw = sql_values({"T": qrels}, {"run": {"T": judged}}, reqs)
+    condensed = sql_values({"T": qrels}, {"run": {"T": ranking}}, reqs, judged_only=True)
+    assert condensed[("run", "T")] == pytest.approx(raw[("run", "T")], abs=1e-12)
 
 
 # ------------------------------------------------------------------------------ names

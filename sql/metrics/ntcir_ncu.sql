@@ -60,3 +60,37 @@ FROM ntcir_sums(gains, beta, gamma, 0.95, 0.99, 2.0, cutoff);
 CREATE OR REPLACE TEMP MACRO ntcir_ncurb_ie_at(gains, gamma, rbu_p, cutoff) AS TABLE
 SELECT run_id, topic, ncuie_sum / d AS value
 FROM ntcir_sums(gains, 1.0, gamma, 0.95, rbu_p, 2.0, cutoff);
+
+-- block: ntcir_ncugu
+-- Graded-uniform NCU (Sakai & Robertson, EVIA 2008): the user stops at a relevant document
+-- with probability proportional to its stop value, here its gain (ntcir_eval's default
+-- `-s` = `-g`); printed by ntcir_eval builds up to 2019 (e.g. 190111), commented out in the
+-- 2020-05-27 build. Sums: sum_{g(r)>0} NU(r) g(r); the normaliser is sum over the judged
+-- relevant documents of their gain, cg*(R).
+CREATE OR REPLACE TEMP MACRO ntcir_ncugu(gains, beta) AS TABLE
+WITH s AS (
+    SELECT run_id, topic,
+           sum((CAST(c AS DOUBLE) / rank) * g) FILTER (WHERE g > 0) AS p_sum,
+           sum(br * g) FILTER (WHERE g > 0) AS br_sum
+    FROM ntcir_list(gains, beta) GROUP BY run_id, topic
+),
+norm AS (SELECT topic, max(icg) AS su FROM ntcir_ideal(gains) GROUP BY topic)
+SELECT b.run_id, b.topic, coalesce(s.p_sum, 0.0) / n.su AS p_value,
+       coalesce(s.br_sum, 0.0) / n.su AS br_value
+FROM ntcir_base(gains) b
+JOIN norm n ON n.topic = b.topic
+LEFT JOIN s ON s.run_id = b.run_id AND s.topic = b.topic;
+
+-- measure: ntcir_ncugu_p
+-- ntcir: NCUgu,P
+-- params: gains MAP = {}
+-- doc: NCUgu,P = sum_{g(r)>0} (C(r)/r) g(r) / sum_{judged relevant} g (ntcir_eval <= 2019).
+CREATE OR REPLACE TEMP MACRO ntcir_ncugu_p(gains) AS TABLE
+SELECT run_id, topic, p_value AS value FROM ntcir_ncugu(gains, 1.0);
+
+-- measure: ntcir_ncugu_br
+-- ntcir: NCUgu,BR
+-- params: gains MAP = {}; beta DOUBLE = 1.0
+-- doc: NCUgu,BR = sum_{g(r)>0} BR(r) g(r) / sum_{judged relevant} g (ntcir_eval <= 2019).
+CREATE OR REPLACE TEMP MACRO ntcir_ncugu_br(gains, beta) AS TABLE
+SELECT run_id, topic, br_value AS value FROM ntcir_ncugu(gains, beta);
