@@ -150,6 +150,31 @@ def test_ntcireval_190111_trecrun_by_sql():
     assert n == 3 * 38
 
 
+@pytest.mark.realdata
+@pytest.mark.parametrize("fname,gains,cutoffs,condensed", [
+    ("res_test_compute.txt", {1: 1.0, 2: 2.0, 3: 3.0}, (1000,), False),
+    ("res_test_compute_grade.txt", {1: 1.0, 2: 4.0, 3: 9.0}, (1000,), False),
+    ("res_test_compute_cutoff.txt", {1: 1.0, 2: 2.0, 3: 3.0}, (2,), False),
+    ("res_test_compute_label_j.txt", {1: 1.0, 2: 2.0, 3: 3.0}, (1000,), True),  # label -j
+])
+def test_pyntcireval_fixtures_by_sql(fname, gains, cutoffs, condensed):
+    """NTCIREVAL 141207 outputs on its README toy example (P@k = Prec@k; NCUgu printed)."""
+    from irwarehouse.formats.ntcir import read_rel
+    rel = read_rel(need(REALDATA / "pyntcireval_tests" / "sample.rel"))
+    res = (REALDATA / "pyntcireval_tests" / "sample.res").read_text().split()
+    expected = parse_nev(REALDATA / "pyntcireval_tests" / fname)[""]
+    reqs = []
+    for name in expected:
+        stem, at, k = name.partition("@")
+        stem = "Prec" if stem == "P" else stem
+        label = stem + ("@k" if at else "")
+        reqs.append(request(label, gains=gains, **({"cutoff": int(k)} if at else {})))
+    got = sql_values({"T": rel}, {"run": {"T": res}}, reqs, judged_only=condensed)[("run", "T")]
+    n = assert_same_printed(expected, got, fname,
+                            rename=lambda k: "Prec@" + k[2:] if k.startswith("P@") else k)
+    assert n == 24
+
+
 # ------------------------------------------------------------------------------ SQL harness
 
 _CON = None
