@@ -191,7 +191,7 @@ def _ir_measures_measure(text: str) -> list[MeasureRequest] | None:
 
 
 def parse_measures(names: list[str], *, version: int = 9,
-                   ntcir: "NtcirSettings | None" = None) -> list[MeasureRequest]:
+                   ntcir: NtcirSettings | None = None) -> list[MeasureRequest]:
     """Measure requests for the given names, in trec_eval's output order, without duplicates.
     `ntcir` gives the gains and cutoffs of NTCIREVAL's measures; with `ntcir.prefer` (the
     .nev output) NTCIREVAL's names win, its facts are always included, and no names means
@@ -212,7 +212,7 @@ def _split_list(raw: str) -> list[str]:
     return [t for t in raw.split() if t]
 
 
-def _parse_one(text: str, version: int, ntcir: "NtcirSettings") -> list[MeasureRequest]:
+def _parse_one(text: str, version: int, ntcir: NtcirSettings) -> list[MeasureRequest]:
     if text.startswith("ntcir:") or ntcir.prefer:
         found = _ntcir_measure(text, ntcir)
         if found is not None:

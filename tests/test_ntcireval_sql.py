@@ -589,3 +589,33 @@ def test_gain_map_changes_values():
 def test_oracle_raises_where_sql_prints_nothing():
     with pytest.raises(NoRelevantDocuments):
         evaluate_topic(["a"], {"a": 0}, [1])
+
+
+def test_warehouse_store_and_campaign_nev(tmp_path):
+    """Stored runs: NTCIREVAL measures are materialised like any other; the .nev of a
+    campaign equals the .nev of the files."""
+    from irwarehouse.api import Warehouse
+    qrels = tmp_path / "q.qrels"
+    qrels.write_text("T1 a L2\nT1 b L1\nT1 c L0\nT2 d L1\nT3 e L0\n")
+    run = tmp_path / "r.run"
+    run.write_text("<SYSDESC>a test run</SYSDESC>\n"
+                   "T1 0 c 1 9.0 sys\nT1 0 a 2 8.0 sys\nT1 0 x 3 7.0 sys\nT1 0 b 4 6.0 sys\n"
+                   "T3 0 e 1 1.0 sys\n")
+    s = NtcirSettings(gains={1: 1.0, 2: 2.0}, cutoffs=(1, 10), prefer=True)
+    opts = EvalOptions(order="file", depth=1000, complete=True)
+    with Warehouse(tmp_path / "w.duckdb") as wh:
+        wh.ingest_qrels(qrels, "c", fmt="ntcir_qrels")
+        wh.ingest_run(run, "c")
+        stored = wh.evaluate([], campaign="c", store=True, options=opts, ntcir=s)
+        n = wh.con.execute("SELECT count(*) FROM score WHERE measure = 'Q@0010'").fetchone()[0]
+    files = evaluate_files(qrels, [run], [], options=opts, qrels_format="ntcir_qrels", ntcir=s)
+    assert nev_text(stored) == nev_text(files)
+    assert n == 2                                  # T1 and T2 (T3 has no relevant document)
+    text = nev_text(files)
+    assert text.startswith("T1 # syslen=4 jrel=2 jnonrel=1\nT1 # r1=2 rp=2\nT1 RR=")
+    assert "T2 # syslen=0 jrel=1 jnonrel=0\n" in text
+    assert "T3" not in text
+    expected = evaluate_topic(["c", "a", "x", "b"], {"a": 2, "b": 1, "c": 0}, [1, 2],
+                              cutoffs=[1, 10])
+    got = parse_nev_text(text)["T1"]
+    assert_same_printed(expected, got, "T1")

@@ -129,13 +129,13 @@ def nev_text(result) -> str:
         run = blocks.setdefault((row["run_id"], row["run"]), {})
         run.setdefault(row["topic"], {})[row["measure"]] = row["value"]
     out = []
-    for (_, _run), topics in blocks.items():
+    for topics in blocks.values():
         for topic in sorted(topics, key=lambda t: t.encode()):
             values = topics[topic]
             data = {labels[m]: values[m] for m in order if m in values}
             for fact in FACTS:
                 if fact in data:
-                    data[fact] = int(round(data[fact]))
+                    data[fact] = round(data[fact])
             if "syslen" in data and not all(f in data for f in FACTS):
                 raise ValueError("the .nev facts need syslen, jrel, jnonrel, r1 and rp")
             out += format_topic(topic, data)
