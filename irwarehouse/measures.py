@@ -213,6 +213,8 @@ def _split_list(raw: str) -> list[str]:
 
 
 def _parse_one(text: str, version: int, ntcir: NtcirSettings) -> list[MeasureRequest]:
+    if text in NTCIR_SETS:                   # ntcir_eval compute's set, without or with -j
+        return [req for name in NTCIR_SETS[text] for req in _ntcir_measure(name, ntcir)]
     if text.startswith("ntcir:") or ntcir.prefer:
         found = _ntcir_measure(text, ntcir)
         if found is not None:
@@ -230,9 +232,10 @@ def _parse_one(text: str, version: int, ntcir: NtcirSettings) -> list[MeasureReq
     irm = _ir_measures_measure(text)
     if irm is not None:
         return irm
-    found = _ntcir_measure(text, ntcir)
-    if found is not None:
-        return found
+    if text.partition(".")[0] not in registry():     # trec_eval's names keep their meaning
+        found = _ntcir_measure(text, ntcir)
+        if found is not None:
+            return found
     name, dot, params = text.partition(".")
     if "_" in name and name not in registry():           # P_10, ndcg_cut_10 (printed form)
         head, _, tail = name.rpartition("_")
@@ -253,13 +256,18 @@ NTCIR_PLAIN_ORDER = ["RR", "O-measure", "P-measure", "P-plus", "AP", "Q-measure"
 NTCIR_CUTOFF_ORDER = ["AP", "Q", "NCUrb,P", "NCUrb,BR", "NCUrb,IE", "nDCG", "MSnDCG", "Prec",
                       "RBP", "nRBP", "ERR", "nERR", "EBR", "nEBR", "iRBU", "niRBU", "Hit"]
 NTCIR_EXTRA_ORDER = ["R-measure", "WRR", "NWRR", "NCUgu,P", "NCUgu,BR"]
+# `compute -j` (condensed lists) prints these after the cutoff blocks.
+NTCIR_BPREF_ORDER = ["bpref", "bpref_R", "bpref_N", "bpref_relative", "rpref_N",
+                     "rpref_relative", "rpref_relative2"]
 # ntcir_eval compute's output without -j: the facts, 13 values, 17 per cutoff.
 NTCIR_DEFAULT_SET = NTCIR_PLAIN_ORDER + [f"{stem}@k" for stem in NTCIR_CUTOFF_ORDER]
+NTCIR_SETS = {"ntcireval": NTCIR_FACTS + NTCIR_DEFAULT_SET,
+              "ntcireval-j": NTCIR_FACTS + NTCIR_DEFAULT_SET + NTCIR_BPREF_ORDER}
 NTCIR_ALIASES = {"Q": "Q-measure", "O": "O-measure", "P": "P-measure", "P+": "P-plus",
                  "Pplus": "P-plus", "P-plus": "P-plus", "R": "R-measure"}
 NTCIR_CUTOFF_ALIASES = {"P": "Prec", "Q-measure": "Q"}
 NTCIR_DEFAULT_CUTOFFS = (1000,)
-_NTCIR_RE = re.compile(r"^(?:ntcir:)?([A-Za-z][A-Za-z0-9,+\-]*?)(?:\((.*)\))?(?:@(\d+|k))?$")
+_NTCIR_RE = re.compile(r"^(?:ntcir:)?([A-Za-z][A-Za-z0-9_,+\-]*?)(?:\((.*)\))?(?:@(\d+|k))?$")
 
 
 @dataclass(frozen=True)
@@ -344,6 +352,8 @@ def ntcir_position(req: MeasureRequest) -> int:
         cutoff = req.args[[p.name for p in req.mdef.params].index("cutoff")]
         idx = NTCIR_CUTOFF_ORDER.index(stem) if stem in NTCIR_CUTOFF_ORDER else 99
         return 1000 + cutoff * 100 + idx
+    if label in NTCIR_BPREF_ORDER:
+        return 10**9 + NTCIR_BPREF_ORDER.index(label)
     for i, names in enumerate((NTCIR_FACTS, NTCIR_PLAIN_ORDER, NTCIR_EXTRA_ORDER)):
         if label in names:
             return i * 100 + names.index(label)

@@ -310,8 +310,9 @@ def test_sql_matches_oracle_on_random_topics(case):
                      {"run": {t: r for t, (_, r) in topics.items() if r}}, reqs,
                      judged_only=condensed)
     for t, (qrels, ranking) in topics.items():
+        bpref = condensed and any(lv == 0 for lv in qrels.values())   # as `compute -j`
         expected = evaluate_topic(ranking, qrels, gains, cutoffs=cutoffs, condensed=condensed,
-                                  bpref=False, ncugu=True, **params)
+                                  bpref=bpref, ncugu=True, **params)
         values = got[("run", t)]
         for name, want in expected.items():
             if name in FACTS:
@@ -619,3 +620,22 @@ def test_warehouse_store_and_campaign_nev(tmp_path):
                               cutoffs=[1, 10])
     got = parse_nev_text(text)["T1"]
     assert_same_printed(expected, got, "T1")
+
+
+def test_condensed_bpref_family():
+    """`label -j` + `compute -j`: u (unjudged) is dropped, n (L0) at 1, a (L1) at 2; R = 2 and
+    N = 1. a has one non-relevant document above it, so bpref = (1 - 1/1)/2 = 0 and
+    bpref_R = (1 - 1/2)/2."""
+    q = {"a": 1, "n": 0, "b": 1}
+    reqs = [request(label, gains={1: 1.0}) for label in ("syslen", "r1", "bpref", "bpref_R",
+                                                         "bpref_N", "bpref_relative")]
+    got = sql_values({"T": q}, {"run": {"T": ["u", "n", "a"]}}, reqs, judged_only=True)
+    got = got[("run", "T")]
+    assert (got["syslen"], got["r1"]) == (2, 2)
+    assert got["bpref"] == 0.0
+    assert got["bpref_R"] == pytest.approx(0.25, abs=1e-15)
+    assert got["bpref_N"] == 0.0
+    assert got["bpref_relative"] == 0.0
+    want = evaluate_topic(["u", "n", "a"], q, [1], condensed=True)
+    for name in ("bpref", "bpref_R", "bpref_N", "bpref_relative"):
+        assert got[name] == pytest.approx(want[name], abs=1e-15)
