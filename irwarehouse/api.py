@@ -19,7 +19,7 @@ from . import ingest as _ingest
 from .errors import WarehouseError
 from .evaluate import EvalOptions, EvalResult, definition_hash, evaluate
 from .ingest import transaction
-from .measures import parse_measures, wants_runid
+from .measures import NtcirSettings, parse_measures, wants_runid
 from .warehouse import connect
 
 
@@ -109,13 +109,15 @@ class Warehouse:
     # -- evaluation -------------------------------------------------------------------------
     def evaluate(self, measures: list[str], *, campaign: str, runs: list[str] | None = None,
                  qrels: str | None = None, store: bool = False,
-                 options: EvalOptions | None = None) -> EvalResult:
+                 options: EvalOptions | None = None,
+                 ntcir: NtcirSettings | None = None) -> EvalResult:
         """Evaluate stored runs of a campaign; with `store`, materialise the per-topic values
-        into the `score` table (replacing earlier values of the same measure and options)."""
+        into the `score` table (replacing earlier values of the same measure and options).
+        `ntcir`: gains and cutoffs of NTCIREVAL's measures (measures.NtcirSettings)."""
         options = options or EvalOptions()
         qid = self.qrels_id(campaign, qrels)
         run_ids = self.run_ids(campaign, runs)
-        requests = parse_measures(measures, version=options.version)
+        requests = parse_measures(measures, version=options.version, ntcir=ntcir)
         result = evaluate(self.con, run_ids, qid, requests, options)
         result.runid = wants_runid(measures)
         if store:
@@ -159,11 +161,13 @@ class Warehouse:
 
 def evaluate_files(qrels: str | Path, runs: list[str | Path], measures: list[str], *,
                    options: EvalOptions | None = None, qrels_format: str = "qrels",
-                   keep_first: bool = False, intents: str | Path | None = None) -> EvalResult:
+                   keep_first: bool = False, intents: str | Path | None = None,
+                   ntcir: NtcirSettings | None = None) -> EvalResult:
     """trec_eval on files: a private in-memory warehouse, nothing written to disk. `intents`:
-    an intent probability/type file for the diversity measures."""
+    an intent probability/type file for the diversity measures; `ntcir`: NTCIREVAL's gains and
+    cutoffs."""
     options = options or EvalOptions()
-    requests = parse_measures(measures, version=options.version)
+    requests = parse_measures(measures, version=options.version, ntcir=ntcir)
     with Warehouse(None) as wh:
         qid = wh.ingest_qrels(qrels, "files", fmt=qrels_format)
         if intents is not None:

@@ -220,8 +220,13 @@ def eval_cmd(
     cutoffs: Annotated[Optional[str], typer.Option(
         help="NTCIREVAL cutoffs for the @k measures, e.g. 1,10 (default 10 for --diversity).")]
     = None,
+    gains: Annotated[Optional[str], typer.Option(
+        "--gains", "-g", help="NTCIREVAL gain per level: 1:2 (L1=1, L2=2, as ntcir_eval -g) "
+        "or pairs 1:1,2:3,3:7 / S:3,A:2,B:1. Default: gain = level.")] = None,
 ):
-    """Evaluate runs, like trec_eval: `irw eval QRELS RUN -m map -m P.10` or `--campaign C`."""
+    """Evaluate runs, like trec_eval: `irw eval QRELS RUN -m map -m P.10` or `--campaign C`.
+    `--format ntcireval` prints ntcir_eval's .nev (its full set when no -m is given), over the
+    first 1000 documents (-M 1000) of every judged topic (-c), as NTCIREVAL."""
     def body():
         from .diversity import cli_measures
         from .errors import IrwError
@@ -233,15 +238,20 @@ def eval_cmd(
         if intents is not None and campaign:
             raise IrwError("--intents is for QRELS RUN files; store a campaign's intents with "
                            "`irw ingest intents`")
-        opts = EvalOptions(threshold=level, judged_only=judged_only, depth=depth,
-                           complete=complete, order=order.value, version=trec_eval_version)
+        # ntcir_eval's .nev: its full ad hoc set, the first 1000 documents (-M 1000) of every
+        # judged topic (-c). The diversity layouts (--diversity) have their own defaults.
+        nev = fmt == Format.ntcireval and diversity is None
+        ntcir = _ntcir_settings(gains, None if diversity else cutoffs, nev)
+        opts = EvalOptions(threshold=level, judged_only=judged_only,
+                           depth=1000 if nev and depth is None else depth,
+                           complete=complete or nev, order=order.value, version=trec_eval_version)
         if campaign:
             if files:
                 raise IrwError("give either files or --campaign, not both")
             from .api import Warehouse
             with Warehouse(_warehouse_path(warehouse), create=False) as wh:
                 result = wh.evaluate(measure_names, campaign=campaign, runs=run, qrels=qrels,
-                                     store=store, options=opts)
+                                     store=store, options=opts, ntcir=ntcir)
         else:
             if not files or len(files) < 2:
                 raise IrwError("usage: irw eval QRELS RUN [RUN ...] (or --campaign NAME)")
@@ -251,7 +261,7 @@ def eval_cmd(
             from .api import evaluate_files
             result = evaluate_files(files[0], files[1:], measure_names, options=opts,
                                     qrels_format=qrels_format.value, keep_first=keep_first,
-                                    intents=intents)
+                                    intents=intents, ntcir=ntcir)
         sys.stdout.write(render(result, fmt.value, per_topic=query))
     _guard(body)
 
@@ -319,6 +329,12 @@ def compare(
                 cmp.store(wh, result, ",".join(campaign), measure)
         sys.stdout.write(cmp.render(result, matrix, fmt.value))
     _guard(body)
+
+
+def _ntcir_settings(gains: Optional[str], cutoffs: Optional[str], prefer: bool):
+    from .measures import NtcirSettings, parse_cutoffs, parse_gains
+    return NtcirSettings(gains=parse_gains(gains) if gains else {},
+                         cutoffs=parse_cutoffs(cutoffs) if cutoffs else (1000,), prefer=prefer)
 
 
 @app.command()
