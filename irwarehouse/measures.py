@@ -220,10 +220,11 @@ def _parse_one(text: str, version: int) -> list[MeasureRequest]:
     if irm is not None:
         return irm
     name, dot, params = text.partition(".")
-    if "_" in name and name not in registry():           # P_10, ndcg_cut_10 (printed form)
-        head, _, tail = name.rpartition("_")
-        if head in registry() and re.fullmatch(r"[0-9.]+", tail):
-            name, dot, params = head, ".", tail
+    # The printed form: P_10, ndcg_cut_10, iprec_at_recall_0.10, Rprec_mult_0.20. Split before
+    # the partition at '.', or iprec_at_recall_0.10 would read as iprec_at_recall.0 (0.00).
+    printed = re.fullmatch(r"(\w+?)_([0-9][0-9.]*)", text)
+    if printed and text not in registry() and printed.group(1) in registry():
+        name, dot, params = printed.group(1), ".", printed.group(2)
     if dot and not params:
         raise MeasureError(f"{text}: empty parameter list")
     return _trec_eval_measure(name, params if dot else None)
