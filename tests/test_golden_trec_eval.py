@@ -122,6 +122,47 @@ def test_suite_covers_every_measure_row():
 
 
 # --------------------------------------------------------------------------------------------
+# Hand-made edge cases (tests/data/trec_eval_extra; expected outputs made by the trec_eval 9.0.8
+# and 10.0 binaries with make_expected.sh there): byte-order and float32 ties, a topic with
+# R = 0, a judged topic the run lacks (3), a run-only topic (9), -1 judgments, a topic whose
+# only retrieved documents are unjudged (6), set_map rounding (topic 5: 3^2/(8*20)), and -c,
+# -l2, -J, -M0, -M3 (empty lists give NaN iprec_at_recall rows).
+EXTRA = TREC_EVAL_DATA.parent / "trec_eval_extra"
+EXTRA_OPTIONS = {"-c": {"complete": True}, "-l2": {"threshold": 2}, "-J": {"judged_only": True},
+                 "-M0": {"depth": 0}, "-M3": {"depth": 3}}
+EXTRA_CASES = ["-c", "-c -l2", "-c -J", "-c -M0", "-c -M3", "-J", "-M0", "-l2 -J"]
+
+
+@functools.lru_cache(maxsize=None)
+def extra_output(flags: str, version: int) -> list[str]:
+    opts = {}
+    for flag in flags.split():
+        opts.update(EXTRA_OPTIONS[flag])
+    # 10.0 stops at a judged topic the run lacks unless -c: those cases use qrels without it
+    qrels = "qrels.edge" if version == 9 or opts.get("complete") else "qrels.edge.no3"
+    result = evaluate_files(EXTRA / qrels, [EXTRA / "run.edge"], measure_args(["all_trec"]),
+                            options=EvalOptions(version=version, **opts))
+    return trec_eval_lines(result, per_topic=True)
+
+
+def extra_expected(flags: str, version: int) -> str:
+    return (EXTRA / f"v{version}" / f"out.edge{flags.replace(' ', '')}").read_text()
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("flags", EXTRA_CASES)
+def test_edge_cases(flags, version):
+    _compare_main(extra_expected(flags, version), extra_output(flags, version))
+
+
+@pytest.mark.parametrize("measure", sorted(NOT_YET))
+@pytest.mark.parametrize("version", VERSIONS)
+def test_edge_cases_not_yet(version, measure):
+    for flags in EXTRA_CASES:
+        _compare_not_yet(extra_expected(flags, version), extra_output(flags, version), measure)
+
+
+# --------------------------------------------------------------------------------------------
 # Real data: TREC 2003 Robust and TREC 2012 Web (../shared/realdata).
 REAL = realdata_dir()
 ROBUST = REAL / "trec2003_robust"
