@@ -226,3 +226,22 @@ def test_measures_command_lists_the_registry():
     out = ok("measures").stdout
     for name in ("map", "P", "ndcg_cut", "iprec_at_recall", "rbp", "unj"):
         assert any(line.split()[0] == name for line in out.splitlines()), name
+
+
+@pytest.mark.parametrize("fmt", ["trec_eval", "tsv", "csv", "json"])
+def test_nan_values_in_every_format(tmp_path, fmt):
+    """An empty evaluated list (-J, nothing judged retrieved) has NaN iprec_at_recall_0.00, as
+    trec_eval prints it ('  -nan'); JSON has no NaN and gets null."""
+    (tmp_path / "q").write_text("1 0 a 1\n")
+    (tmp_path / "r").write_text("1 Q0 x 1 1.0 r\n")
+    out = ok("eval", tmp_path / "q", tmp_path / "r", "-J", "-q", "-m", "iprec_at_recall..0",
+             "-m", "map", "--format", fmt).stdout
+    if fmt == "trec_eval":
+        assert out == ("map                   \t1\t0.0000\niprec_at_recall_0.00  \t1\t  -nan\n"
+                       "map                   \tall\t0.0000\niprec_at_recall_0.00  \tall\t  -nan\n")
+    elif fmt == "json":
+        rows = json.loads(out)
+        assert [r["value"] for r in rows] == [0.0, None, 0.0, None]
+    else:
+        rows = list(csv.DictReader(io.StringIO(out), delimiter="\t" if fmt == "tsv" else ","))
+        assert [r["value"] for r in rows] == ["0.0", "nan", "0.0", "nan"]
