@@ -16,8 +16,8 @@ import functools
 from pathlib import Path
 
 import pytest
-from golden import (NOT_YET, TREC_EVAL_DATA, measure_args, official_only, per_run, read_text,
-                    realdata_dir, split_rows, trec_eval_lines)
+from golden import (NOT_YET, TREC_EVAL_DATA, measure_args, official_only, per_run,
+                    ranking_plan, read_text, realdata_dir, split_rows, trec_eval_lines)
 
 from irwarehouse.api import evaluate_files
 from irwarehouse.evaluate import EvalOptions
@@ -134,14 +134,15 @@ EXTRA_CASES = ["-c", "-c -l2", "-c -J", "-c -M0", "-c -M3", "-J", "-M0", "-l2 -J
 
 
 @functools.lru_cache(maxsize=None)
-def extra_output(flags: str, version: int) -> list[str]:
+def extra_output(flags: str, version: int, plan: str | None = None) -> list[str]:
     opts = {}
     for flag in flags.split():
         opts.update(EXTRA_OPTIONS[flag])
     # 10.0 stops at a judged topic the run lacks unless -c: those cases use qrels without it
     qrels = "qrels.edge" if version == 9 or opts.get("complete") else "qrels.edge.no3"
-    result = evaluate_files(EXTRA / qrels, [EXTRA / "run.edge"], measure_args(["all_trec"]),
-                            options=EvalOptions(version=version, **opts))
+    with ranking_plan(plan):
+        result = evaluate_files(EXTRA / qrels, [EXTRA / "run.edge"], measure_args(["all_trec"]),
+                                options=EvalOptions(version=version, **opts))
     return trec_eval_lines(result, per_topic=True)
 
 
@@ -149,10 +150,11 @@ def extra_expected(flags: str, version: int) -> str:
     return (EXTRA / f"v{version}" / f"out.edge{flags.replace(' ', '')}").read_text()
 
 
+@pytest.mark.parametrize("plan", ["counting", "window"])
 @pytest.mark.parametrize("version", VERSIONS)
 @pytest.mark.parametrize("flags", EXTRA_CASES)
-def test_edge_cases(flags, version):
-    _compare_main(extra_expected(flags, version), extra_output(flags, version))
+def test_edge_cases(flags, version, plan):
+    _compare_main(extra_expected(flags, version), extra_output(flags, version, plan))
 
 
 @pytest.mark.parametrize("measure", sorted(NOT_YET))
