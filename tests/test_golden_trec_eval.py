@@ -157,6 +157,20 @@ def test_edge_cases(flags, version, plan):
     _compare_main(extra_expected(flags, version), extra_output(flags, version, plan))
 
 
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("flags", ["-c", "-c -J"])
+def test_edge_cases_utility(flags, version):
+    """utility with coefficients of its own on a topic -c adds: 0 in 9.x; 10.0 evaluates a
+    one-document list and does not reset `utility_1,-2,3,-4` (only the value named `utility`)."""
+    opts = {}
+    for flag in flags.split():
+        opts.update(EXTRA_OPTIONS[flag])
+    result = evaluate_files(EXTRA / "qrels.edge", [EXTRA / "run.edge"], ["utility.1,-2,3,-4"],
+                            options=EvalOptions(version=version, **opts))
+    expected = (EXTRA / f"v{version}" / f"out.edge.utility{flags.replace(' ', '')}").read_text()
+    _compare_main(expected, trec_eval_lines(result, per_topic=True))
+
+
 @pytest.mark.parametrize("measure", sorted(NOT_YET))
 @pytest.mark.parametrize("version", VERSIONS)
 def test_edge_cases_not_yet(version, measure):

@@ -19,3 +19,11 @@ for v in 9 10; do
   done
 done
 
+# utility with coefficients of its own, on a judged topic the run lacks (3)
+for v in 9 10; do
+  te=$(eval echo "\$TE$v")
+  for opts in "-c" "-c -J"; do
+    "$te" -q -m utility.1,-2,3,-4 $opts qrels.edge run.edge \
+      > v$v/out.edge.utility$(echo "$opts" | tr -d ' ')
+  done
+done
