@@ -120,7 +120,13 @@ def _trec_eval_measure(name: str, params: str | None) -> list[MeasureRequest]:
             level, _, gain = pair.partition("=")
             if not _:
                 raise MeasureError(f"{name}: expected level=gain pairs, got {pair!r}")
-            gains[int(_number(level, "INTEGER", name))] = float(_number(gain, "DOUBLE", name))
+            lvl = int(_number(level, "INTEGER", name))
+            if lvl < 0:
+                # trec_eval gives -1=g to retrieved documents outside the qrels and -2=g to
+                # in-pool unjudged ones; the evaluation context keeps judged documents only.
+                raise MeasureError(f"{name}: a gain for level {lvl} (documents outside the "
+                                   "qrels or unjudged) is not supported")
+            gains[lvl] = float(_number(gain, "DOUBLE", name))
         return [MeasureRequest(mdef, (gains,), printed)]
     if p.type.endswith("[]"):
         values = [float(_number(t, "DOUBLE", name)) for t in params.split(",")]

@@ -245,3 +245,11 @@ def test_nan_values_in_every_format(tmp_path, fmt):
     else:
         rows = list(csv.DictReader(io.StringIO(out), delimiter="\t" if fmt == "tsv" else ","))
         assert [r["value"] for r in rows] == ["0.0", "nan", "0.0", "nan"]
+
+
+@pytest.mark.parametrize("measure", ["ndcg.-1=2,1=1", "ndcg.-2=3,2=1"])
+def test_unsupported_gains_are_refused(measure):
+    """trec_eval gives retrieved documents outside the qrels (-1) or unjudged (-2) these gains;
+    irwarehouse cannot, and says so instead of computing something else."""
+    result = irw("eval", QRELS, RUN, "-m", measure)
+    assert result.exit_code == 1 and "is not supported" in result.stderr
