@@ -16,8 +16,18 @@ import functools
 from pathlib import Path
 
 import pytest
-from golden import (NOT_YET, TREC_EVAL_DATA, measure_args, official_only, per_run,
-                    ranking_plan, read_text, realdata_dir, split_rows, trec_eval_lines)
+from golden import (
+    NOT_YET,
+    TREC_EVAL_DATA,
+    measure_args,
+    official_only,
+    per_run,
+    ranking_plan,
+    read_text,
+    realdata_dir,
+    split_rows,
+    trec_eval_lines,
+)
 
 from irwarehouse.api import evaluate_files
 from irwarehouse.evaluate import EvalOptions
@@ -55,7 +65,7 @@ def expected_path(name: str, version: int) -> Path:
     return TREC_EVAL_DATA / ("v9.0.8" if version == 9 else "") / name
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def suite_output(name: str, version: int, qrels: str | None = None) -> list[str]:
     qrels_file, run, measures, opts, per_topic = CASES[name]
     result = evaluate_files(TREC_EVAL_DATA / (qrels or qrels_file), [TREC_EVAL_DATA / run],
@@ -133,7 +143,7 @@ EXTRA_OPTIONS = {"-c": {"complete": True}, "-l2": {"threshold": 2}, "-J": {"judg
 EXTRA_CASES = ["-c", "-c -l2", "-c -J", "-c -M0", "-c -M3", "-J", "-M0", "-l2 -J"]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def extra_output(flags: str, version: int, plan: str | None = None) -> list[str]:
     opts = {}
     for flag in flags.split():
@@ -192,7 +202,7 @@ needs_robust = pytest.mark.skipif(not ROBUST_RUNS, reason=f"no real data at {ROB
 needs_web = pytest.mark.skipif(not WEB_RUNS, reason=f"no real data at {WEB}")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def robust_results(version: int, complete: bool = False, threshold: int = 1):
     """All 17 runs in one evaluate() call; results keyed by run name (= run tag = file name)."""
     runs = [ROBUST / "runs" / f"input.{r}.gz" for r in ROBUST_RUNS]
@@ -244,7 +254,7 @@ def test_trec2003_robust_not_yet(kind, measure):
         _compare_not_yet(*_robust_case(kind, run), measure)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def web_results(version: int):
     """The 8 baseline runs (all tagged `indri`: one campaign per file keeps the tag)."""
     runs = [WEB / "runs" / f"{r}.txt.gz" for r in WEB_RUNS]

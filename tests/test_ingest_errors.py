@@ -278,10 +278,9 @@ def test_interrupted_qrels_ingest_leaves_no_trace(wh_path, tmp_path, exc):
     qrels = tmp_path / "more.qrels"
     qrels.write_text("9 0 a 1\n")
     before = table_counts(wh_path)
-    with Warehouse(wh_path) as wh:
-        with pytest.raises(exc):
-            ingest_mod.ingest_qrels(FailingConnection(wh.con, "INSERT OR IGNORE INTO topic", exc),
-                                    qrels, "new-campaign")
+    with Warehouse(wh_path) as wh, pytest.raises(exc):
+        ingest_mod.ingest_qrels(FailingConnection(wh.con, "INSERT OR IGNORE INTO topic", exc),
+                                qrels, "new-campaign")
     assert table_counts(wh_path) == before
 
 
