@@ -167,18 +167,21 @@ def test_edge_cases(flags, version, plan):
     _compare_main(extra_expected(flags, version), extra_output(flags, version, plan))
 
 
-@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize(("measure", "version"), [("utility.1,-2,3,-4", 9),
+                                                  ("utility.1,-2,3,-4", 10),
+                                                  ("rbp_resid.p=0.8", 10)])
 @pytest.mark.parametrize("flags", ["-c", "-c -J"])
-def test_edge_cases_utility(flags, version):
-    """utility with coefficients of its own on a topic -c adds: 0 in 9.x; 10.0 evaluates a
-    one-document list and does not reset `utility_1,-2,3,-4` (only the value named `utility`)."""
+def test_edge_cases_params_complete(flags, measure, version):
+    """Parameterised utility and rbp_resid on a topic -c adds: 0 in 9.x; 10.0 evaluates a
+    one-document list and resets only the values named exactly `utility` and `rbp_resid`."""
     opts = {}
     for flag in flags.split():
         opts.update(EXTRA_OPTIONS[flag])
-    result = evaluate_files(EXTRA / "qrels.edge", [EXTRA / "run.edge"], ["utility.1,-2,3,-4"],
+    result = evaluate_files(EXTRA / "qrels.edge", [EXTRA / "run.edge"], [measure],
                             options=EvalOptions(version=version, **opts))
-    expected = (EXTRA / f"v{version}" / f"out.edge.utility{flags.replace(' ', '')}").read_text()
-    _compare_main(expected, trec_eval_lines(result, per_topic=True))
+    name = f"out.edge.{measure.split('.')[0]}{flags.replace(' ', '')}"
+    _compare_main((EXTRA / f"v{version}" / name).read_text(),
+                  trec_eval_lines(result, per_topic=True))
 
 
 @pytest.mark.parametrize("measure", sorted(NOT_YET))

@@ -27,3 +27,8 @@ for v in 9 10; do
       > v$v/out.edge.utility$(echo "$opts" | tr -d ' ')
   done
 done
+# rbp_resid with a parameter (10.0 only), on a judged topic the run lacks (3)
+for opts in "-c" "-c -J"; do
+  "$TE10" -q -m rbp_resid.p=0.8 $opts qrels.edge run.edge \
+    > v10/out.edge.rbp_resid$(echo "$opts" | tr -d ' ')
+done
