@@ -58,7 +58,7 @@ def ingest_qrels(con: duckdb.DuckDBPyConnection, path, campaign: str, *, name: s
         old = con.execute("SELECT qrels_id FROM qrels WHERE campaign_id = ? AND name = ?",
                           [cid, name]).fetchone()
         if old and not replace:
-            raise WarehouseError(f"qrels {name!r} is already in campaign {campaign!r} "
+            raise WarehouseError(f"{path}: qrels {name!r} is already in campaign {campaign!r} "
                                  "(use --replace to replace it)")
         if old:
             con.execute("DELETE FROM judgment WHERE qrels_id = ?", [old[0]])
@@ -95,7 +95,7 @@ def store_staged_run(con: duckdb.DuckDBPyConnection, campaign: str, *, name: str
         old = con.execute("SELECT run_id FROM run WHERE campaign_id = ? AND name = ?",
                           [cid, name]).fetchone()
         if old and not replace:
-            raise WarehouseError(f"run {name!r} is already in campaign {campaign!r} "
+            raise WarehouseError(f"{path}: run {name!r} is already in campaign {campaign!r} "
                                  "(use --replace to replace it)")
         if old:
             for table in ("run_row", "score", "run"):

@@ -129,7 +129,13 @@ def _trec_eval_measure(name: str, params: str | None) -> list[MeasureRequest]:
             level, _, gain = pair.partition("=")
             if not _:
                 raise MeasureError(f"{name}: expected level=gain pairs, got {pair!r}")
-            gains[int(_number(level, "INTEGER", name))] = float(_number(gain, "DOUBLE", name))
+            lvl = int(_number(level, "INTEGER", name))
+            if lvl < 0:
+                # trec_eval gives -1=g to retrieved documents outside the qrels and -2=g to
+                # in-pool unjudged ones; the evaluation context keeps judged documents only.
+                raise MeasureError(f"{name}: a gain for level {lvl} (documents outside the "
+                                   "qrels or unjudged) is not supported")
+            gains[lvl] = float(_number(gain, "DOUBLE", name))
         return [MeasureRequest(mdef, (gains,), printed)]
     if p.type.endswith("[]"):
         values = [float(_number(t, "DOUBLE", name)) for t in params.split(",")]
@@ -259,10 +265,11 @@ def _parse_one(text: str, version: int, ntcir: NtcirSettings) -> list[MeasureReq
         if found is not None:
             return found
     name, dot, params = text.partition(".")
-    if "_" in name and name not in registry():           # P_10, ndcg_cut_10 (printed form)
-        head, _, tail = name.rpartition("_")
-        if head in registry() and re.fullmatch(r"[0-9.]+", tail):
-            name, dot, params = head, ".", tail
+    # The printed form: P_10, ndcg_cut_10, iprec_at_recall_0.10, Rprec_mult_0.20. Split before
+    # the partition at '.', or iprec_at_recall_0.10 would read as iprec_at_recall.0 (0.00).
+    printed = re.fullmatch(r"(\w+?)_([0-9][0-9.]*)", text)
+    if printed and text not in registry() and printed.group(1) in registry():
+        name, dot, params = printed.group(1), ".", printed.group(2)
     if dot and not params:
         raise MeasureError(f"{text}: empty parameter list")
     return _trec_eval_measure(name, params if dot else None)

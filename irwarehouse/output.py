@@ -75,7 +75,10 @@ def delimited_text(result: EvalResult, *, per_topic: bool, delimiter: str) -> st
 
 
 def json_text(result: EvalResult, *, per_topic: bool) -> str:
-    return json.dumps(_rows(result, per_topic), indent=1) + "\n"
+    """JSON has no NaN (trec_eval's -nan of an empty list): it is written as null."""
+    rows = [{**row, "value": None if isinstance(row["value"], float) and math.isnan(row["value"])
+             else row["value"]} for row in _rows(result, per_topic)]
+    return json.dumps(rows, indent=1, allow_nan=False) + "\n"
 
 
 def render(result: EvalResult, fmt: str, *, per_topic: bool) -> str:

@@ -8,7 +8,8 @@
 -- name: create_empty
 -- Empty shapes so that the metric macros can be created before any evaluation.
 CREATE TEMP TABLE IF NOT EXISTS ev_runs (run_id INTEGER);
-CREATE TEMP TABLE IF NOT EXISTS ev_options (trec_eval_version INTEGER);
+CREATE TEMP TABLE IF NOT EXISTS ev_options (trec_eval_version INTEGER, complete BOOLEAN,
+                                           absent_list_empty BOOLEAN);
 CREATE TEMP TABLE IF NOT EXISTS ev_judgment (topic VARCHAR, doc VARCHAR, rel INTEGER);
 CREATE TEMP TABLE IF NOT EXISTS ev_topic (topic VARCHAR, num_rel BIGINT, num_nonrel BIGINT);
 CREATE TEMP TABLE IF NOT EXISTS ev_run_topic (run_id INTEGER, topic VARCHAR, num_ret BIGINT,
@@ -18,7 +19,12 @@ CREATE TEMP TABLE IF NOT EXISTS ev_ranked (
     rel_so_far BIGINT, nonrel_so_far BIGINT, unjudged_so_far BIGINT);
 
 -- name: options
-CREATE OR REPLACE TEMP TABLE ev_options AS SELECT CAST($version AS INTEGER) AS trec_eval_version;
+-- absent_list_empty: with -c, trec_eval 10.0 evaluates a topic the run lacks on a one-document
+-- list of a non-pool document; -J or -M0 empty that list (9.x does not evaluate such topics).
+CREATE OR REPLACE TEMP TABLE ev_options AS
+SELECT CAST($version AS INTEGER) AS trec_eval_version, CAST($complete AS BOOLEAN) AS complete,
+       CAST($version AS INTEGER) >= 10 AND ($judged_only OR coalesce($depth, 1) = 0)
+           AS absent_list_empty;
 
 -- name: judgment
 -- Ad hoc judgments of one qrels: one level per (topic, doc); diversity qrels collapse to the
@@ -163,6 +169,12 @@ CREATE OR REPLACE TEMP TABLE ev_summary AS
 SELECT s.run_id, s.measure,
        CASE any_value(m.summary)
            WHEN 'sum' THEN list_reduce(list(s.value ORDER BY s.topic), lambda a, b: a + b)
+           -- num_rel: with -c, trec_eval's te_calc_avg_num_rel replaces the sum by the number
+           -- of qrels lines with rel > 0 over every topic, whatever -l
+           WHEN 'num_rel' THEN
+               CASE WHEN (SELECT bool_or(complete) FROM ev_options)
+                    THEN (SELECT count(*) FROM ev_judgment WHERE rel > 0)
+                    ELSE list_reduce(list(s.value ORDER BY s.topic), lambda a, b: a + b) END
            WHEN 'gmean' THEN exp(list_reduce(list(ln(s.value) ORDER BY s.topic),
                                              lambda a, b: a + b) / count(*))
            ELSE list_reduce(list(s.value ORDER BY s.topic), lambda a, b: a + b) / count(*)

@@ -3,6 +3,7 @@ of the real trec_eval binaries, row by row at the printed precision (string comp
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import os
 from pathlib import Path
@@ -113,3 +114,17 @@ def official_only(result: EvalResult) -> EvalResult:
 def _arr(names):
     import pyarrow as pa
     return pa.array(sorted(names))
+
+
+@contextlib.contextmanager
+def ranking_plan(plan: str | None):
+    """Force evaluate()'s ranking plan ('window' or 'counting'; None = its own choice), so that
+    small test cases exercise both (it picks 'counting' for sparsely judged lists)."""
+    from irwarehouse import evaluate as ev
+    saved = ev.COUNTING_PLAN_MAX_JUDGED_PER_LIST
+    if plan is not None:
+        ev.COUNTING_PLAN_MAX_JUDGED_PER_LIST = {"window": -1, "counting": float("inf")}[plan]
+    try:
+        yield
+    finally:
+        ev.COUNTING_PLAN_MAX_JUDGED_PER_LIST = saved

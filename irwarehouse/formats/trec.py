@@ -10,6 +10,8 @@ from __future__ import annotations
 import gzip
 import hashlib
 import math
+import re
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,6 +57,11 @@ def _open_text(path: Path):
     return gzip.open(path, "rb") if head == b"\x1f\x8b" else open(path, "rb")
 
 
+def _unreadable(path: Path, exc: BaseException) -> InputError:
+    text = getattr(exc, "strerror", None) or str(exc).splitlines()[0] or type(exc).__name__
+    return InputError(path, None, f"cannot read: {text}")
+
+
 def check_readable(path: Path) -> None:
     if not path.exists():
         raise InputError(path, None, "no such file")
@@ -63,8 +70,8 @@ def check_readable(path: Path) -> None:
     try:
         with _open_text(path) as f:
             first = f.read(1)
-    except OSError as exc:
-        raise InputError(path, None, f"cannot read: {exc.strerror or exc}") from None
+    except (OSError, EOFError, zlib.error) as exc:    # EOFError, zlib.error: broken gzip
+        raise _unreadable(path, exc) from None
     if not first:
         raise InputError(path, None, "empty file")
 
@@ -75,21 +82,31 @@ def _is_skipped(text: str) -> bool:
     return not stripped or stripped.startswith(("#", "<SYSDESC>"))
 
 
+# What a number may look like in a run or qrels file. Both parsers (DuckDB's fast path and the
+# Python re-read that names the bad line) use these, so that they accept the same files:
+# DuckDB's casts alone would round '1.5' to the level 2 and read '0x10', '1e2' or '1_000' as
+# integers, and Python's float() accepts 'nan', 'inf' and '1_000'.
+INT_PATTERN = r"[+-]?[0-9]+"
+NUM_PATTERN = r"[+-]?([0-9]+([.][0-9]*)?|[.][0-9]+)([eE][+-]?[0-9]+)?"
+INT_BITS = {"rank": 64, "relevance level": 32}
+
+
 def _check_number(value: str, what: str, integer: bool) -> str | None:
-    try:
-        number = float(value)
-    except ValueError:
-        return f"{what} {value!r} is not a number"
-    if not math.isfinite(number):
+    if not re.fullmatch(INT_PATTERN if integer else NUM_PATTERN, value):
+        try:
+            number = float(value)
+        except ValueError:
+            return f"{what} {value!r} is not a number"
+        if not math.isfinite(number):
+            return f"{what} {value!r} is not finite"
+        return f"{what} {value!r} is not an integer" if integer else \
+            f"{what} {value!r} is not a decimal number"
+    if not math.isfinite(float(value)):
         return f"{what} {value!r} is not finite"
-    if integer and not _is_integer_text(value):
-        return f"{what} {value!r} is not an integer level"
+    bits = INT_BITS.get(what, 64)
+    if integer and not -(2 ** (bits - 1)) <= int(value) < 2 ** (bits - 1):
+        return f"{what} {value!r} is out of range"
     return None
-
-
-def _is_integer_text(value: str) -> bool:
-    text = value.lstrip("+-")
-    return text.isdigit()
 
 
 def _line_problem(fields: list[str], fmt: FileFormat) -> str | None:
@@ -153,15 +170,20 @@ def stage_run(con: duckdb.DuckDBPyConnection, path: Path, *, keep_first: bool = 
         _stage_lines(con, path, "stage_lines")
         con.execute("""
             CREATE OR REPLACE TEMP TABLE stage_run AS
-            SELECT f[1] AS topic, f[3] AS doc, TRY_CAST(f[5] AS DOUBLE) AS score,
-                   TRY_CAST(f[4] AS BIGINT) AS rank, rowid AS file_order, f[6] AS tag,
+            SELECT f[1] AS topic, f[3] AS doc,
+                   CASE WHEN regexp_full_match(f[5], $num) THEN TRY_CAST(f[5] AS DOUBLE) END
+                       AS score,
+                   CASE WHEN regexp_full_match(f[4], $int) THEN TRY_CAST(f[4] AS BIGINT) END
+                       AS rank, rowid AS file_order, f[6] AS tag,
                    len(f) AS nf
-            FROM stage_lines""")
+            FROM stage_lines""", {"num": NUM_PATTERN, "int": INT_PATTERN})
         bad = con.execute("""
             SELECT count(*) FROM stage_run
             WHERE nf < 6 OR score IS NULL OR NOT isfinite(score) OR rank IS NULL""").fetchone()[0]
     except (duckdb.InvalidInputException, duckdb.ConversionException):
         raise locate_error(path, fmt) from None
+    except duckdb.IOException as exc:             # a corrupt or truncated gzip stream
+        raise _unreadable(path, exc) from None
     if bad:
         raise locate_error(path, fmt, duplicates=False)
     if con.execute("SELECT count(*) FROM stage_run").fetchone()[0] == 0:
@@ -189,21 +211,28 @@ def stage_qrels(con: duckdb.DuckDBPyConnection, path: Path, *, fmt_name: str = "
     fmt = FORMATS[fmt_name]
     if fmt_name == "ntcir_qrels":
         select = """f[1] AS topic, '' AS intent, f[2] AS doc,
-                    TRY_CAST(CASE WHEN f[3] SIMILAR TO 'L[0-9]+' THEN substr(f[3], 2) ELSE f[3] END
-                             AS INTEGER) AS rel, len(f) AS nf, 3 AS want"""
+                    CASE WHEN regexp_full_match(f[3], 'L[0-9]+') THEN TRY_CAST(substr(f[3], 2) AS INTEGER)
+                         WHEN regexp_full_match(f[3], $int) THEN TRY_CAST(f[3] AS INTEGER) END
+                        AS rel, len(f) AS nf, 3 AS want"""
     else:
         intent = "f[2]" if fmt_name == "diversity" else "''"
-        level = ("CASE WHEN f[4] SIMILAR TO 'L[0-9]+' THEN substr(f[4], 2) ELSE f[4] END"
-                 if fmt_name == "diversity" else "f[4]")          # NTCIREVAL Dqrels: Lx
+        # NTCIREVAL Dqrels write levels as Lx
+        ntcir_label = ("regexp_full_match(f[4], 'L[0-9]+')" if fmt_name == "diversity"
+                       else "false")
         select = f"""f[1] AS topic, {intent} AS intent, f[3] AS doc,
-                     TRY_CAST({level} AS INTEGER) AS rel, len(f) AS nf, 4 AS want"""
+                     CASE WHEN {ntcir_label} THEN TRY_CAST(substr(f[4], 2) AS INTEGER)
+                          WHEN regexp_full_match(f[4], $int) THEN TRY_CAST(f[4] AS INTEGER) END
+                         AS rel, len(f) AS nf, 4 AS want"""
     try:
         _stage_lines(con, path, "stage_lines")
-        con.execute(f"CREATE OR REPLACE TEMP TABLE stage_qrels AS SELECT {select} FROM stage_lines")
+        con.execute(f"CREATE OR REPLACE TEMP TABLE stage_qrels AS SELECT {select} FROM stage_lines",
+                    {"int": INT_PATTERN})
         bad = con.execute("SELECT count(*) FROM stage_qrels WHERE nf <> want OR rel IS NULL"
                           ).fetchone()[0]
     except (duckdb.InvalidInputException, duckdb.ConversionException):
         raise locate_error(path, fmt) from None
+    except duckdb.IOException as exc:             # a corrupt or truncated gzip stream
+        raise _unreadable(path, exc) from None
     if bad:
         raise locate_error(path, fmt, duplicates=False)
     n = con.execute("SELECT count(*) FROM stage_qrels").fetchone()[0]

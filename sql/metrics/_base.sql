@@ -39,3 +39,9 @@ CREATE OR REPLACE TEMP MACRO ev_recall_cut(x, num_rel) AS
 CASE WHEN (SELECT max(trec_eval_version) FROM ev_options) >= 10
      THEN CAST(round(x * num_rel) AS BIGINT)
      ELSE CAST(trunc(x * num_rel + 0.9) AS BIGINT) END;
+
+-- block: ev_absent_list_empty
+-- Whether a topic that -c adds for a run lacking it counts as an empty evaluated list (10.0 with
+-- -J or -M0; see context.sql, options).
+CREATE OR REPLACE TEMP MACRO ev_absent_list_empty() AS
+coalesce((SELECT bool_or(absent_list_empty) FROM ev_options), false);

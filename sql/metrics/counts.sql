@@ -15,9 +15,11 @@ CREATE OR REPLACE TEMP MACRO num_ret() AS TABLE
 SELECT run_id, topic, CAST(num_ret AS DOUBLE) AS value FROM ev_base();
 
 -- measure: num_rel
--- summary: sum
+-- summary: num_rel
 -- integer: true
--- doc: Number of relevant judged documents R (level >= -l threshold).
+-- doc: Number of relevant judged documents R (level >= -l threshold). Summary: the sum over
+--      topics; with -c, the number of judgments with level > 0 in the whole qrels, whatever -l
+--      (trec_eval's te_calc_avg_num_rel; context.sql, section summary).
 CREATE OR REPLACE TEMP MACRO num_rel() AS TABLE
 SELECT run_id, topic, CAST(num_rel AS DOUBLE) AS value FROM ev_base();
 

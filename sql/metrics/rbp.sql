@@ -31,9 +31,14 @@ LEFT JOIN (SELECT run_id, topic, sum(gain * pow(p, rank - 1)) AS s FROM gained
 -- since: 10
 -- doc: The most unjudged documents could add to RBP: p^n + (1-p) sum over unjudged ranks
 --      of p^(r-1) = 1 - (1-p) sum over judged ranks of p^(r-1); 0 when every document is judged.
+--      A topic -c adds for a run lacking it: 10.0 evaluates a one-document non-pool list (1)
+--      and resets the value named exactly `rbp_resid` to 0; rbp_resid_p=x is not reset, so it
+--      stays 1 unless -J or -M0 empties the list. (An explicit p=0.9 counts as the default.)
 CREATE OR REPLACE TEMP MACRO rbp_resid(p) AS TABLE
 SELECT b.run_id, b.topic,
-       CASE WHEN b.num_ret > coalesce(x.judged, 0) THEN 1.0 - (1.0 - p) * coalesce(x.s, 0)
+       CASE WHEN NOT b.in_run THEN
+                CASE WHEN p = 0.9 OR ev_absent_list_empty() THEN 0.0 ELSE 1.0 END
+            WHEN b.num_ret > coalesce(x.judged, 0) THEN 1.0 - (1.0 - p) * coalesce(x.s, 0)
             ELSE 0 END AS value
 FROM ev_base() b
 LEFT JOIN (SELECT run_id, topic, count(*) AS judged, sum(pow(p, rank - 1)) AS s

@@ -2,7 +2,7 @@
 
 -- block: ev_set_counts
 CREATE OR REPLACE TEMP MACRO ev_set_counts() AS TABLE
-SELECT b.run_id, b.topic, b.num_ret, b.num_rel, coalesce(x.n, 0) AS num_rel_ret
+SELECT b.run_id, b.topic, b.num_ret, b.num_rel, coalesce(x.n, 0) AS num_rel_ret, b.in_run
 FROM ev_base() b
 LEFT JOIN (SELECT run_id, topic, count(*) AS n FROM ev_ranked WHERE is_rel
            GROUP BY run_id, topic) x ON x.run_id = b.run_id AND x.topic = b.topic;
