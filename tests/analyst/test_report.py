@@ -94,8 +94,9 @@ def _screenshot(html, png, profile):
 @pytest.mark.slow
 @pytest.mark.realdata
 def test_end_to_end_sample_and_trec2003_robust(tmp_path, make_runs, sample_data):
-    """Two campaigns in one warehouse, evaluated by the report itself, lined up by the
-    cross-campaign view; the robust report is opened in headless Chromium when installed."""
+    """The sample, TREC 2003 Robust and TREC 2012 Web (ad hoc and diversity qrels) in one
+    warehouse, evaluated by the reports themselves, lined up by the cross-campaign view; the
+    robust report is opened in headless Chromium when installed."""
     from pathlib import Path
     realdata = Path(__file__).resolve().parents[2].parent / "shared" / "realdata"
     robust, web = realdata / "trec2003_robust", realdata / "trec2012_web_diversity"
@@ -114,6 +115,8 @@ def test_end_to_end_sample_and_trec2003_robust(tmp_path, make_runs, sample_data)
         ["ingest", "runs", str(robust / "runs"), "-C", "robust03", "--year", "2003",
          "--venue", "TREC", "--team-pattern", r"^input\.([A-Za-z]+)"],
         ["ingest", "qrels", str(web / "qrels" / "qrels.adhoc.txt"), "-C", "web2012"],
+        ["ingest", "qrels", str(web / "qrels" / "qrels-for-ndeval.txt"), "-C", "web2012",
+         "--format", "diversity", "--name", "diversity"],
         # the eight baselines all carry the tag "indri": name them by file
         ["ingest", "runs", str(web / "runs"), "-C", "web2012", "--year", "2012",
          "--names", "file"],
@@ -122,12 +125,22 @@ def test_end_to_end_sample_and_trec2003_robust(tmp_path, make_runs, sample_data)
         res = runner.invoke(app, step + ["-w", str(wh_path)])
         assert res.exit_code == 0, (step, res.output)
     reports = {}
-    for campaign in ("sample", "robust03", "web2012"):
+    for campaign, extra in [("sample", []), ("robust03", []),
+                            ("web2012", ["--qrels", "qrels.adhoc.txt"])]:
         out = tmp_path / f"report-{campaign}"
-        res = runner.invoke(app, ["report", "-w", str(wh_path), "-C", campaign, "-o", str(out)])
+        res = runner.invoke(app, ["report", "-w", str(wh_path), "-C", campaign, "-o", str(out),
+                                  *extra])
         assert res.exit_code == 0, res.output
         _check_report(out, wh_path)
         reports[campaign] = out
+    # the diversity judgments of the same campaign: D-nDCG against I-rec (seed 002/005)
+    out = tmp_path / "report-web2012-diversity"
+    res = runner.invoke(app, ["report", "-w", str(wh_path), "-C", "web2012", "-o", str(out),
+                              "--qrels", "diversity", "-m", "D-nDCG@10", "-m", "alpha-nDCG@10",
+                              "--scatter", "D-nDCG@10,I-rec@10"])
+    assert res.exit_code == 0, res.output
+    html = _check_report(out, wh_path, extra=["scatter"])
+    assert "D-nDCG@10 against I-rec@10" in html
     with Warehouse(wh_path, read_only=True) as wh:
         lined_up = wh.con.execute("""
             SELECT year, count(*), max(rank_in_campaign) FROM cross_campaign
