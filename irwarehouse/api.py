@@ -19,7 +19,7 @@ from . import ingest as _ingest
 from .errors import WarehouseError
 from .evaluate import EvalOptions, EvalResult, definition_hash, evaluate
 from .ingest import transaction
-from .measures import NtcirSettings, parse_measures
+from .measures import NtcirSettings, parse_measures, wants_runid
 from .warehouse import connect
 
 
@@ -50,6 +50,33 @@ class Warehouse:
                    keep_first: bool = False) -> int:
         return _ingest.ingest_run(self.con, path, campaign, name=name, team=team,
                                   replace=replace, keep_first=keep_first)
+
+    def ingest_run_table(self, table, campaign: str, name: str | None = None,
+                         team: str | None = None, *, replace: bool = False,
+                         keep_first: bool = False) -> int:
+        """Store a run given as a pyarrow Table, pandas DataFrame or Parquet file path, with
+        columns topic, doc, score (rank and tag optional): validated like a run file, written
+        in one transaction. Returns its run_id."""
+        from .analyst.tables import ingest_run_table
+        return ingest_run_table(self.con, table, campaign, name=name, team=team,
+                                replace=replace, keep_first=keep_first)
+
+    def export(self, kind: str, campaign: str, out, *, fmt: str = "parquet",
+               measure: str | None = None) -> int:
+        """Write a campaign's per-topic scores (`kind="scores"`) or run rows (`"runs"`) as
+        parquet, csv or arrow (IPC file); returns the number of rows written."""
+        from .analyst.tables import export_reader, write_stream
+        return write_stream(export_reader(self.con, kind, campaign, measure), fmt, out)
+
+    def ingest_intents(self, path, campaign: str, *, normalise: bool = False) -> int:
+        """Intent probabilities/types (NTCIREVAL Iprob or DINprob) for diversity measures."""
+        return _ingest.ingest_intents(self.con, path, campaign, normalise=normalise)
+
+    def assign_intent_probabilities(self, campaign: str, *, scheme: str = "seed001",
+                                    qrels: str | None = None) -> int:
+        """Probabilities by scheme (uniform / seed001) for every intent of the campaign."""
+        return _ingest.assign_intent_probabilities(self.con, campaign, scheme=scheme,
+                                                   qrels_name=qrels)
 
     # -- lookups ----------------------------------------------------------------------------
     def qrels_id(self, campaign: str, name: str | None = None) -> int:
@@ -92,6 +119,7 @@ class Warehouse:
         run_ids = self.run_ids(campaign, runs)
         requests = parse_measures(measures, version=options.version, ntcir=ntcir)
         result = evaluate(self.con, run_ids, qid, requests, options)
+        result.runid = wants_runid(measures)
         if store:
             self._store(result, qid)
         return result
@@ -133,13 +161,20 @@ class Warehouse:
 
 def evaluate_files(qrels: str | Path, runs: list[str | Path], measures: list[str], *,
                    options: EvalOptions | None = None, qrels_format: str = "qrels",
-                   keep_first: bool = False, ntcir: NtcirSettings | None = None) -> EvalResult:
-    """trec_eval on files: a private in-memory warehouse, nothing written to disk."""
+                   keep_first: bool = False, intents: str | Path | None = None,
+                   ntcir: NtcirSettings | None = None) -> EvalResult:
+    """trec_eval on files: a private in-memory warehouse, nothing written to disk. `intents`:
+    an intent probability/type file for the diversity measures; `ntcir`: NTCIREVAL's gains and
+    cutoffs."""
     options = options or EvalOptions()
     requests = parse_measures(measures, version=options.version, ntcir=ntcir)
     with Warehouse(None) as wh:
         qid = wh.ingest_qrels(qrels, "files", fmt=qrels_format)
+        if intents is not None:
+            wh.ingest_intents(intents, "files")
         # One campaign per file, so that runs sharing a tag keep their trec_eval runid.
         run_ids = [wh.ingest_run(path, f"files-{i}", keep_first=keep_first)
                    for i, path in enumerate(runs)]
-        return evaluate(wh.con, run_ids, qid, requests, options)
+        result = evaluate(wh.con, run_ids, qid, requests, options)
+        result.runid = wants_runid(measures)
+        return result

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import duckdb
 import pyarrow as pa
 
+from . import diversity
 from .errors import MeasureError
 from .measures import MeasureRequest
 from .sqlassets import read_sql, sections
@@ -51,6 +52,7 @@ class EvalResult:
     summary: pa.Table                  # run_id, run, measure, value
     requests: list[MeasureRequest] = field(default_factory=list)
     options: EvalOptions = field(default_factory=EvalOptions)
+    runid: bool = True                 # print trec_eval's `runid` row (official/all_trec/runid)
 
 
 def _context_params(qrels_id: int, opts: EvalOptions) -> dict:
@@ -97,7 +99,11 @@ def _macro_query(requests: list[MeasureRequest]) -> tuple[str, list]:
     parts, values = [], []
     for req in requests:
         placeholders = ", ".join("?" for _ in req.args)
-        parts.append(f"SELECT run_id, topic, ? AS measure, CAST(value AS DOUBLE) AS value "
+        if req.mdef.kind == "text":
+            columns = "CAST(NULL AS DOUBLE) AS value, CAST(value AS VARCHAR) AS text"
+        else:
+            columns = "CAST(value AS DOUBLE) AS value, CAST(NULL AS VARCHAR) AS text"
+        parts.append(f"SELECT run_id, topic, ? AS measure, {columns} "
                      f"FROM {req.mdef.macro}({placeholders})")
         values.append(req.name)
         values.extend(_bind(a) for a in req.args)
@@ -106,7 +112,10 @@ def _macro_query(requests: list[MeasureRequest]) -> tuple[str, list]:
 
 def _bind(value):
     if isinstance(value, dict):
-        keys = sorted(value)
+        # Keep the order the pairs were given in: trec_eval's gain table (G, ndcg_rel, Rndcg)
+        # lists the level=gain parameters first, in that order, and the order decides ties
+        # between gains less than 1 apart (sql/metrics/gain.sql).
+        keys = list(value)
         return duckdb.Value({"key": keys, "value": [value[k] for k in keys]},
                             duckdb.map_type(duckdb.sqltype("INTEGER"), duckdb.sqltype("DOUBLE")))
     return value
@@ -117,10 +126,12 @@ def evaluate(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: int,
     if not requests:
         raise MeasureError("no measures requested")
     build_context(con, run_ids, qrels_id, opts)
+    if diversity.needed(requests):
+        diversity.prepare(con, requests, _context_params(qrels_id, opts))
     # A few macros per statement: planning one UNION ALL of many macros grows faster than
     # linearly (52 NTCIREVAL macros: seconds in one statement, a fraction in small batches).
     con.execute("CREATE OR REPLACE TEMP TABLE ev_scores (run_id INTEGER, topic VARCHAR, "
-                "measure VARCHAR, value DOUBLE)")
+                "measure VARCHAR, value DOUBLE, text VARCHAR)")
     for i in range(0, len(requests), MACROS_PER_STATEMENT):
         query, values = _macro_query(requests[i:i + MACROS_PER_STATEMENT])
         con.execute(f"INSERT INTO ev_scores {query}", values)
@@ -130,7 +141,7 @@ def evaluate(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: int,
                     [(r.name, r.mdef.summary, i) for i, r in enumerate(requests)])
     con.execute(sections(read_sql("context.sql"))["summary"])
     per_topic = con.sql("""
-        SELECT s.run_id, r.name AS run, s.topic, s.measure, s.value, rt.in_run
+        SELECT s.run_id, r.name AS run, s.topic, s.measure, s.value, s.text, rt.in_run
         FROM ev_scores s
         JOIN run r ON r.run_id = s.run_id
         JOIN ev_run_topic rt ON rt.run_id = s.run_id AND rt.topic = s.topic

@@ -81,8 +81,15 @@ def ingest_run(con: duckdb.DuckDBPyConnection, path, campaign: str, *, name: str
     the file; a name already stored is refused unless `replace`. Returns its run_id."""
     path = Path(path)
     tag = stage_run(con, path, keep_first=keep_first)
-    name = _check_name("run", name or tag)
-    digest = sha256_of(path)
+    return store_staged_run(con, campaign, name=name or tag, team=team,
+                            source=str(path.resolve()), digest=sha256_of(path), replace=replace)
+
+
+def store_staged_run(con: duckdb.DuckDBPyConnection, campaign: str, *, name: str,
+                     team: str | None, source: str, digest: str, replace: bool = False) -> int:
+    """Write the validated TEMP table stage_run as run `name` of `campaign`, in one
+    transaction (shared by file and table ingest). Returns its run_id."""
+    name = _check_name("run", name)
     with transaction(con):
         cid = campaign_id(con, campaign, create=True)
         old = con.execute("SELECT run_id FROM run WHERE campaign_id = ? AND name = ?",
@@ -97,7 +104,45 @@ def ingest_run(con: duckdb.DuckDBPyConnection, path, campaign: str, *, name: str
         rid = con.execute("""
             INSERT INTO run (campaign_id, name, team, source_path, sha256, num_rows)
             VALUES (?, ?, ?, ?, ?, ?) RETURNING run_id""",
-                          [cid, name, team, str(path.resolve()), digest, n]).fetchone()[0]
+                          [cid, name, team, source, digest, n]).fetchone()[0]
         con.execute("INSERT INTO run_row SELECT ?, topic, doc, score, rank, file_order "
                     "FROM stage_run", [rid])
     return rid
+
+
+def ingest_intents(con: duckdb.DuckDBPyConnection, path, campaign: str, *,
+                   normalise: bool = False) -> int:
+    """Store intent probabilities and types (NTCIREVAL Iprob/DINprob or a plain table) in the
+    `intent` table of `campaign` (created if new); an intent already stored is replaced.
+    Returns the number of intents read."""
+    from .formats.intents import read_intents
+    rows = read_intents(Path(path), normalise=normalise)
+    with transaction(con):
+        cid = campaign_id(con, campaign, create=True)
+        con.executemany("INSERT OR REPLACE INTO intent (campaign_id, topic, intent, probability, "
+                        "intent_type) VALUES (?, ?, ?, ?, ?)",
+                        [(cid, r.topic, r.intent, r.probability, r.intent_type) for r in rows])
+    return len(rows)
+
+
+def assign_intent_probabilities(con: duckdb.DuckDBPyConnection, campaign: str, *,
+                                scheme: str = "seed001", qrels_name: str | None = None) -> int:
+    """Give every topic of a campaign's diversity qrels probabilities by `scheme` (uniform or
+    seed 001's non-uniform 2^(n-j+1)/sum 2^k) over its intents with a relevant document,
+    keeping stored intent types. Returns the number of intents written."""
+    from .diversity import scheme_probabilities
+    cid = campaign_id(con, campaign)
+    rows = con.execute("""
+        SELECT j.topic, list(DISTINCT j.intent)
+        FROM judgment j JOIN qrels q USING (qrels_id)
+        WHERE q.campaign_id = ? AND (? IS NULL OR q.name = ?) AND j.rel >= 1 AND j.intent <> ''
+        GROUP BY j.topic""", [cid, qrels_name, qrels_name]).fetchall()
+    if not rows:
+        raise WarehouseError(f"campaign {campaign!r} has no per-intent judgments")
+    values = [(cid, topic, intent, prob) for topic, intents in rows
+              for intent, prob in scheme_probabilities(intents, scheme).items()]
+    with transaction(con):
+        con.executemany("""
+            INSERT INTO intent (campaign_id, topic, intent, probability) VALUES (?, ?, ?, ?)
+            ON CONFLICT DO UPDATE SET probability = excluded.probability""", values)
+    return len(values)

@@ -190,20 +190,38 @@ def _ir_measures_measure(text: str) -> list[MeasureRequest] | None:
     return [MeasureRequest(req.mdef, req.args, text)]
 
 
+def wants_runid(names: list[str] | None) -> bool:
+    """Whether trec_eval would print the `runid` row: it is a measure of the official and
+    all_trec sets (and the default), not printed when only other measures are asked for
+    (trec_eval's test out.test.meas_params has no runid row)."""
+    return any(t in ("runid", "official", "all_trec")
+               for raw in (names or ["official"]) for t in _split_list(raw))
+
+
 def parse_measures(names: list[str], *, version: int = 9,
                    ntcir: NtcirSettings | None = None) -> list[MeasureRequest]:
     """Measure requests for the given names, in trec_eval's output order, without duplicates.
-    `ntcir` gives the gains and cutoffs of NTCIREVAL's measures; with `ntcir.prefer` (the
-    .nev output) NTCIREVAL's names win, its facts are always included, and no names means
-    NTCIREVAL's full per-topic set."""
+    As in trec_eval, a family given with explicit parameters (`-m relstring.20`) replaces the
+    default-parameter version that a set such as all_trec brings; `runid` is accepted and
+    computes nothing (see `wants_runid`). `ntcir` gives the gains and cutoffs of NTCIREVAL's
+    measures; with `ntcir.prefer` (the .nev output) NTCIREVAL's names win, its facts are always
+    included, and no names means NTCIREVAL's full per-topic set."""
     ntcir = ntcir or NtcirSettings()
-    out: dict[str, MeasureRequest] = {}
     default = NTCIR_DEFAULT_SET if ntcir.prefer else ["official"]
     texts = (NTCIR_FACTS if ntcir.prefer else []) + [t for raw in (names or default)
                                                      for t in _split_list(raw)]
+    from_sets: dict[str, MeasureRequest] = {}
+    explicit: dict[str, MeasureRequest] = {}
     for text in texts:
+        if text == "runid":
+            continue
+        target = from_sets if text in ("all_trec", "official") else explicit
         for req in _parse_one(text, version, ntcir):
-            out.setdefault(req.name, req)
+            target.setdefault(req.name, req)
+    overridden = {r.mdef.name for r in explicit.values() if r.name != r.mdef.name}
+    out = {n: r for n, r in from_sets.items() if r.mdef.name not in overridden}
+    for name, req in explicit.items():
+        out.setdefault(name, req)
     return sorted(out.values(), key=lambda r: r.order_key)
 
 
@@ -229,6 +247,10 @@ def _parse_one(text: str, version: int, ntcir: NtcirSettings) -> list[MeasureReq
             if mdef and mdef.since <= version:
                 reqs += _trec_eval_measure(name, None)
         return reqs
+    from .diversity import parse_diversity
+    div = parse_diversity(text)                # alpha-nDCG@20, ERR-IA(alpha=0.3)@10, NRBP, ...
+    if div is not None:
+        return div
     irm = _ir_measures_measure(text)
     if irm is not None:
         return irm

@@ -12,7 +12,7 @@ from .evaluate import EvalResult
 
 def _format_value(value: float, integer: bool) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "-nan"
+        return "  -nan"                 # C printf("%6.4f") of trec_eval's -nan
     if integer:
         return str(int(round(value)))
     return f"{value:6.4f}"
@@ -39,9 +39,11 @@ def trec_eval_text(result: EvalResult, *, per_topic: bool) -> str:
             rows.sort(key=lambda t: t["topic"].encode())      # stable: measure order kept
             for t in rows:
                 req = kinds[t["measure"]]
-                lines.append(_line(t["measure"], t["topic"],
-                                   _format_value(t["value"], req.mdef.integer)))
-        lines.append(_line("runid", "all", names[run_id]))
+                text = (f"'{t['text']}'" if req.mdef.kind == "text"
+                        else _format_value(t["value"], req.mdef.integer))
+                lines.append(_line(t["measure"], t["topic"], text))
+        if result.runid:
+            lines.append(_line("runid", "all", names[run_id]))
         for s in summary:
             if s["run_id"] == run_id:
                 req = kinds[s["measure"]]
@@ -55,7 +57,7 @@ def _rows(result: EvalResult, per_topic: bool) -> list[dict]:
     if per_topic:
         for t in result.per_topic.to_pylist():
             rows.append({"run": t["run"], "topic": t["topic"], "measure": t["measure"],
-                         "value": t["value"]})
+                         "value": t["value"] if t["text"] is None else t["text"]})
     for s in result.summary.to_pylist():
         rows.append({"run": s["run"], "topic": "all", "measure": s["measure"],
                      "value": s["value"]})
@@ -83,6 +85,12 @@ def render(result: EvalResult, fmt: str, *, per_topic: bool) -> str:
         return delimited_text(result, per_topic=per_topic, delimiter="\t" if fmt == "tsv" else ",")
     if fmt == "json":
         return json_text(result, per_topic=per_topic)
+    if fmt == "ntcireval" and any(r.mdef.family == "diversity_ntcir" for r in result.requests):
+        from .diversity import ntcireval_text
+        return ntcireval_text(result)
+    if fmt == "ndeval":
+        from .diversity import ndeval_text
+        return ndeval_text(result)
     if fmt == "ntcireval":                      # per-topic .nev blocks only, as ntcir_eval
         from .formats.ntcir import nev_text
         return nev_text(result)

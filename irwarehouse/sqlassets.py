@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 
 from .errors import SqlAssetError
@@ -73,6 +72,7 @@ class MeasureDef:
     per_topic: bool = True         # printed per topic by trec_eval -q
     integer: bool = False          # printed as an integer
     since: int = 9                 # trec_eval major version that has it in all_trec
+    kind: str = "number"           # number | text (relstring)
     doc: str = ""
     macro_args: tuple[str, ...] = field(default=())
     ntcir: str = ""                # NTCIREVAL's printed name (`Q-measure`, `Q@k`), if any
@@ -92,7 +92,8 @@ def _parse_header(lines: list[str]) -> dict[str, str]:
 
 
 def _parse_params(spec: str) -> tuple[ParamDef, ...]:
-    """`name TYPE = default`; several parameters are separated by `;`."""
+    """`name TYPE = default`, several separated by `;` (`cutoff INTEGER = 5,10; alpha DOUBLE =
+    0.5`)."""
     if not spec:
         return ()
     out = []
@@ -132,6 +133,7 @@ def measure_defs_in(path: Path) -> list[MeasureDef]:
             per_topic=meta.get("per_topic", "true") == "true",
             integer=meta.get("integer", "false") == "true",
             since=int(meta.get("since", "9")), doc=meta.get("doc", ""),
+            kind=meta.get("kind", "number"),
             macro_args=args, ntcir=meta.get("ntcir", "")))
     return defs
 

@@ -23,7 +23,9 @@ def install_macros(con: duckdb.DuckDBPyConnection) -> None:
 
     DuckDB binds a table macro's references when it is created, so files whose macros call
     building blocks of other files are retried until everything is defined."""
-    con.execute(sections(read_sql("context.sql"))["create_empty"])
+    for name, sql in sections(read_sql("context.sql")).items():
+        if name.startswith("create_empty"):         # create_empty, create_empty_div, ...
+            con.execute(sql)
     pending = list(metric_files())
     while pending:
         failed = []

@@ -155,11 +155,83 @@ LEFT JOIN judged_kept jk ON jk.run_id = p.run_id AND jk.topic = p.topic;
 -- name: summary
 -- The `all` row of every measure: the arithmetic mean over evaluated topics, a sum for counts,
 -- or the geometric mean (values already floored at 1e-5 by the gm_ macros).
+-- Like trec_eval (te_acc_meas_s, calc_avg), the per-topic values are added one by one in topic
+-- byte order and the sum is divided by the number of topics; avg()/sum() add in an unspecified
+-- (parallel) order, which changes the last bit and then the printed 4th decimal
+-- (TREC 2003 Robust uic0301 P_200: 11.105/100 prints 0.1111, not 0.1110).
 CREATE OR REPLACE TEMP TABLE ev_summary AS
 SELECT s.run_id, s.measure,
        CASE any_value(m.summary)
-           WHEN 'sum' THEN sum(s.value)
-           WHEN 'gmean' THEN exp(avg(ln(s.value)))
-           ELSE avg(s.value) END AS value
+           WHEN 'sum' THEN list_reduce(list(s.value ORDER BY s.topic), lambda a, b: a + b)
+           WHEN 'gmean' THEN exp(list_reduce(list(ln(s.value) ORDER BY s.topic),
+                                             lambda a, b: a + b) / count(*))
+           ELSE list_reduce(list(s.value ORDER BY s.topic), lambda a, b: a + b) / count(*)
+       END AS value
 FROM ev_scores s JOIN ev_measures m ON m.measure = s.measure
+WHERE m.summary <> 'none'
 GROUP BY s.run_id, s.measure;
+
+-- name: create_empty_div
+-- Empty shapes of the diversity context (sql/metrics/diversity_*.sql), built only when a
+-- diversity measure is requested (irwarehouse.diversity.prepare).
+CREATE TEMP TABLE IF NOT EXISTS ev_div_judgment (topic VARCHAR, intent VARCHAR, doc VARCHAR,
+                                                rel INTEGER);
+CREATE TEMP TABLE IF NOT EXISTS ev_div_ranked (run_id INTEGER, topic VARCHAR, rank BIGINT,
+                                              intent VARCHAR, rel INTEGER);
+CREATE TEMP TABLE IF NOT EXISTS ev_div_ideal (alpha_key DOUBLE, topic VARCHAR, rank BIGINT,
+                                             doc VARCHAR);
+CREATE TEMP TABLE IF NOT EXISTS ev_div_intent (topic VARCHAR, intent VARCHAR, probability DOUBLE,
+                                              intent_type VARCHAR);
+
+-- name: div_judgment
+-- Per-intent judgments of one qrels (diversity qrels keep the subtopic in `intent`; an ad hoc
+-- qrels is one intent '').
+CREATE OR REPLACE TEMP TABLE ev_div_judgment AS
+SELECT topic, intent, doc, rel
+FROM judgment
+WHERE qrels_id = $qrels_id;
+
+-- name: div_intent
+-- Intent probabilities and types of the qrels' campaign (the `intent` table).
+CREATE OR REPLACE TEMP TABLE ev_div_intent AS
+SELECT i.topic, i.intent, i.probability, i.intent_type
+FROM intent i JOIN qrels q ON q.campaign_id = i.campaign_id
+WHERE q.qrels_id = $qrels_id;
+
+-- name: div_ranked
+-- Every retrieved document that has a per-intent judgment, with its rank, one row per intent.
+-- Order: 'score' = ndeval -traditional (score desc, docno desc; scores as doubles, as ndeval
+-- reads them with %lf), 'rank' = ndeval's default (the rank column), 'file' = NTCIREVAL (file
+-- order). $depth (-M) truncates the list; $judged_only (-J) renumbers the documents judged for
+-- some intent (level >= 0) 1..n in the same order.
+CREATE OR REPLACE TEMP TABLE ev_div_ranked AS
+WITH listed AS (
+    SELECT r.run_id, r.topic, r.doc,
+           row_number() OVER (
+               PARTITION BY r.run_id, r.topic
+               ORDER BY CASE $order
+                            WHEN 'score' THEN r.score
+                            WHEN 'rank' THEN -CAST(r.rank AS DOUBLE)
+                            ELSE -CAST(r.file_order AS DOUBLE) END DESC,
+                        CASE WHEN $order = 'score' THEN r.doc ELSE '' END DESC,
+                        CASE WHEN $order = 'rank' THEN -r.file_order ELSE 0 END DESC
+           ) AS full_rank
+    FROM run_row r
+    WHERE r.run_id IN (SELECT run_id FROM ev_runs)
+      AND r.topic IN (SELECT topic FROM ev_topic)
+),
+judged_docs AS (
+    SELECT DISTINCT topic, doc FROM ev_div_judgment WHERE rel >= 0
+),
+kept AS (
+    SELECT l.run_id, l.topic, l.doc,
+           CASE WHEN $judged_only
+                THEN row_number() OVER (PARTITION BY l.run_id, l.topic ORDER BY l.full_rank)
+                ELSE l.full_rank END AS rank
+    FROM listed l
+    WHERE ($depth IS NULL OR l.full_rank <= $depth)
+      AND (NOT $judged_only
+           OR EXISTS (SELECT 1 FROM judged_docs jd WHERE jd.topic = l.topic AND jd.doc = l.doc))
+)
+SELECT k.run_id, k.topic, k.rank, j.intent, j.rel
+FROM kept k JOIN ev_div_judgment j ON j.topic = k.topic AND j.doc = k.doc;

@@ -35,6 +35,7 @@ FORMATS = {
     "run": FileFormat("run", RUN_FIELDS, True),
     "qrels": FileFormat("qrels", QRELS_FIELDS, False),
     "ntcir_qrels": FileFormat("ntcir_qrels", NTCIR_QRELS_FIELDS, False),
+    "diversity": FileFormat("diversity", QRELS_FIELDS, False),
 }
 
 
@@ -47,13 +48,11 @@ def sha256_of(path: Path) -> str:
 
 
 def _open_text(path: Path):
-    raw = open(path, "rb")
-    head = raw.read(2)
-    raw.seek(0)
-    if head == b"\x1f\x8b":
-        raw.close()                 # gzip.open(fileobj) would leave it open (ResourceWarning)
-        return gzip.open(path)
-    return raw
+    """The file's bytes, gunzipped when it starts with the gzip magic. (gzip.open on an open
+    file object would not close that file: the descriptor leaked on every gzipped input.)"""
+    with open(path, "rb") as raw:
+        head = raw.read(2)
+    return gzip.open(path, "rb") if head == b"\x1f\x8b" else open(path, "rb")
 
 
 def check_readable(path: Path) -> None:
@@ -101,7 +100,7 @@ def _line_problem(fields: list[str], fmt: FileFormat) -> str | None:
         return (_check_number(fields[4], "score", False)
                 or _check_number(fields[3], "rank", True))
     level = fields[-1]
-    if fmt.name == "ntcir_qrels" and level[:1] == "L" and level[1:].isdigit():
+    if fmt.name in ("ntcir_qrels", "diversity") and level[:1] == "L" and level[1:].isdigit():
         return None
     return _check_number(level, "relevance level", True)
 
@@ -109,7 +108,7 @@ def _line_problem(fields: list[str], fmt: FileFormat) -> str | None:
 def locate_error(path: Path, fmt: FileFormat, *, duplicates: bool = True) -> InputError:
     """Re-read the file in Python and return the error of the first bad line."""
     seen: dict[tuple[str, str], int] = {}
-    key_cols = (0, 2) if fmt.name in ("run", "qrels") else (0, 1)
+    key_cols = {"run": (0, 2), "qrels": (0, 2), "diversity": (0, 1, 2)}.get(fmt.name, (0, 1))
     with _open_text(path) as f:
         for lineno, raw in enumerate(f, start=1):
             try:
@@ -123,9 +122,9 @@ def locate_error(path: Path, fmt: FileFormat, *, duplicates: bool = True) -> Inp
             if problem:
                 return InputError(path, lineno, problem)
             if duplicates:
-                key = (fields[key_cols[0]], fields[key_cols[1]])
+                key = tuple(fields[c] for c in key_cols)
                 if key in seen:
-                    return InputError(path, lineno, f"document {key[1]!r} appears twice for topic "
+                    return InputError(path, lineno, f"document {key[-1]!r} appears twice for topic "
                                       f"{key[0]!r} (first at line {seen[key]})")
                 seen[key] = lineno
     return InputError(path, None, "unreadable content")
@@ -182,19 +181,22 @@ def stage_run(con: duckdb.DuckDBPyConnection, path: Path, *, keep_first: bool = 
 
 def stage_qrels(con: duckdb.DuckDBPyConnection, path: Path, *, fmt_name: str = "qrels") -> int:
     """Parse qrels into TEMP table stage_qrels(topic, intent, doc, rel). Formats: `qrels`
-    (topic iteration doc rel; the iteration is ignored), `diversity` (topic subtopic doc rel),
+    (topic iteration doc rel; the iteration is ignored), `diversity` (topic subtopic doc rel;
+    rel may be NTCIREVAL's Lx, as in a Dqrels file),
     `ntcir_qrels` (topic doc Lx). Returns the number of judgments."""
     path = Path(path)
     check_readable(path)
-    fmt = FORMATS["qrels" if fmt_name == "diversity" else fmt_name]
+    fmt = FORMATS[fmt_name]
     if fmt_name == "ntcir_qrels":
         select = """f[1] AS topic, '' AS intent, f[2] AS doc,
                     TRY_CAST(CASE WHEN f[3] SIMILAR TO 'L[0-9]+' THEN substr(f[3], 2) ELSE f[3] END
                              AS INTEGER) AS rel, len(f) AS nf, 3 AS want"""
     else:
         intent = "f[2]" if fmt_name == "diversity" else "''"
+        level = ("CASE WHEN f[4] SIMILAR TO 'L[0-9]+' THEN substr(f[4], 2) ELSE f[4] END"
+                 if fmt_name == "diversity" else "f[4]")          # NTCIREVAL Dqrels: Lx
         select = f"""f[1] AS topic, {intent} AS intent, f[3] AS doc,
-                     TRY_CAST(f[4] AS INTEGER) AS rel, len(f) AS nf, 4 AS want"""
+                     TRY_CAST({level} AS INTEGER) AS rel, len(f) AS nf, 4 AS want"""
     try:
         _stage_lines(con, path, "stage_lines")
         con.execute(f"CREATE OR REPLACE TEMP TABLE stage_qrels AS SELECT {select} FROM stage_lines")

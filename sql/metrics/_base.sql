@@ -2,9 +2,10 @@
 -- (sql/context.sql): ev_run_topic, ev_topic, ev_ranked, ev_judgment.
 
 -- block: ev_base
--- One row per evaluated (run, topic): list length, R (relevant judged) and N (judged non-relevant).
+-- One row per evaluated (run, topic): list length, R (relevant judged) and N (judged non-relevant);
+-- in_run is false for a topic the run lacks that -c adds as an empty list.
 CREATE OR REPLACE TEMP MACRO ev_base() AS TABLE
-SELECT rt.run_id, rt.topic, rt.num_ret, t.num_rel, t.num_nonrel
+SELECT rt.run_id, rt.topic, rt.num_ret, t.num_rel, t.num_nonrel, rt.in_run
 FROM ev_run_topic rt JOIN ev_topic t ON t.topic = rt.topic;
 
 -- block: ev_gain_levels

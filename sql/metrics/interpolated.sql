@@ -4,10 +4,16 @@
 -- chosen by $iprec_rounding of the context); the interpolated precision there is the
 -- largest precision C(r)/r at any relevant document at or below it, k/r_k for k >= c
 -- (0 when fewer than c relevant documents are retrieved).
+-- An evaluated list that is empty (-J with nothing judged retrieved, -M0) gives trec_eval's
+-- 0/0 = NaN at every c = 0 (precision num_rel_ret/num_ret before its loop); printed `  -nan`.
+-- A topic -c adds for a run that lacks it is not such a list (9.x does not evaluate it, 10.0
+-- evaluates a one-document list): 0 there.
 
 -- block: ev_iprec
 CREATE OR REPLACE TEMP MACRO ev_iprec(recall_level) AS TABLE
-SELECT b.run_id, b.topic, coalesce(x.p, 0) AS value
+SELECT b.run_id, b.topic,
+       CASE WHEN b.num_ret = 0 AND b.in_run AND ev_recall_cut(recall_level, b.num_rel) = 0
+            THEN CAST('NaN' AS DOUBLE) ELSE coalesce(x.p, 0) END AS value
 FROM ev_base() b
 LEFT JOIN (
     SELECT r.run_id, r.topic, max(r.rel_so_far / r.rank) AS p
@@ -29,7 +35,10 @@ SELECT run_id, topic, value FROM ev_iprec(recall_level);
 -- summary: mean
 -- doc: Mean interpolated precision over recall levels (11-point average by default).
 CREATE OR REPLACE TEMP MACRO pt11_avg(recall_levels) AS TABLE
-SELECT b.run_id, b.topic, coalesce(x.s, 0) / len(recall_levels) AS value
+SELECT b.run_id, b.topic,
+       CASE WHEN b.num_ret = 0 AND b.in_run
+                 AND ev_recall_cut(list_min(recall_levels), b.num_rel) = 0
+            THEN CAST('NaN' AS DOUBLE) ELSE coalesce(x.s, 0) / len(recall_levels) END AS value
 FROM ev_base() b
 LEFT JOIN (
     SELECT run_id, topic, sum(p) AS s

@@ -32,11 +32,13 @@ FROM ev_set_counts();
 
 -- measure: set_map
 -- summary: mean
--- doc: set_P * set_recall.
+-- doc: set_P * set_recall, computed as trec_eval does: rel_ret^2 / (ret * R) (one division,
+--      so that the printed rounding matches; m_set_map.c).
 CREATE OR REPLACE TEMP MACRO set_map() AS TABLE
 SELECT run_id, topic,
        CASE WHEN num_ret > 0 AND num_rel > 0
-            THEN (num_rel_ret / num_ret) * (num_rel_ret / num_rel) ELSE 0 END AS value
+            THEN CAST(num_rel_ret * num_rel_ret AS DOUBLE) / CAST(num_ret * num_rel AS DOUBLE)
+            ELSE 0 END AS value
 FROM ev_set_counts();
 
 -- measure: set_F

@@ -1,0 +1,372 @@
+"""Diversity evaluation support: what the SQL of sql/metrics/diversity_*.sql cannot do itself.
+
+* measure names: ndeval's column names (`alpha-nDCG@20`, `ERR-IA@10`, `NRBP`, `MAP-IA`, `P-IA@5`,
+  `strec@10`), ir_measures' (`alpha_nDCG@20`, `ERR_IA@10`, `AP_IA`, `P_IA@5`, `StRecall@10`),
+  with parameters as `alpha-nDCG(alpha=0.3)@10` or `NRBP(alpha=0.5,beta=0.8)`;
+* the evaluation context of those macros (sql/context.sql sections div_*), built only when a
+  diversity measure is requested;
+* ndeval's greedy ideal list, computed once per topic and alpha into TEMP table
+  ev_div_ideal(alpha_key, topic, rank, doc) (docs/diversity_semantics.md section 1);
+* ndeval's CSV layout (`irw eval --format ndeval`).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+
+from .errors import MeasureError
+from .sqlassets import read_sql, sections
+
+# ndeval's columns, in its output order
+NDEVAL_COLUMNS = (
+    "ERR-IA@5", "ERR-IA@10", "ERR-IA@20",
+    "nERR-IA@5", "nERR-IA@10", "nERR-IA@20",
+    "alpha-DCG@5", "alpha-DCG@10", "alpha-DCG@20",
+    "alpha-nDCG@5", "alpha-nDCG@10", "alpha-nDCG@20",
+    "NRBP", "nNRBP", "MAP-IA",
+    "P-IA@5", "P-IA@10", "P-IA@20",
+    "strec@5", "strec@10", "strec@20",
+)  # fmt: skip
+NDEVAL_MEASURES = ("ERR-IA", "nERR-IA", "alpha-DCG", "alpha-nDCG", "NRBP", "nNRBP", "MAP-IA",
+                   "P-IA", "strec")
+
+ALIASES = {
+    "alpha_nDCG": "alpha-nDCG", "alpha_DCG": "alpha-DCG", "ERR_IA": "ERR-IA",
+    "nERR_IA": "nERR-IA", "AP_IA": "MAP-IA", "MAP_IA": "MAP-IA", "P_IA": "P-IA",
+    "StRecall": "strec",
+    # seed 000/001's names of the NTCIREVAL intent-aware measures (ERR-IA is ndeval's)
+    "nDCG-IA": "IA-nDCG", "Q-IA": "IA-Q", "AP-IA": "IA-AP",
+}  # fmt: skip
+_NAME_RE = re.compile(r"^([A-Za-z][\w#+-]*)(?:\(([^)]*)\))?(?:@(\d+|n))?$")
+
+
+def is_diversity(mdef) -> bool:
+    return mdef.family.startswith("diversity")
+
+
+def _number(text: str, kind: str, measure: str):
+    try:
+        value = float(text)
+    except ValueError:
+        raise MeasureError(f"{measure}: parameter {text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise MeasureError(f"{measure}: parameter {text!r} is not finite")
+    return int(value) if kind == "INTEGER" else value
+
+
+def _short(value) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def parse_diversity(text: str) -> list | None:
+    """Measure requests for a diversity measure name, or None when `text` is not one."""
+    from .measures import MeasureRequest, registry
+    m = _NAME_RE.match(text)
+    if not m:
+        return None
+    name = ALIASES.get(m.group(1), m.group(1))
+    if m.group(3) == "n":                          # I-rec@n: a measure of its own
+        mdef = registry().get(f"{name}@n")
+        if mdef is None or m.group(2):
+            return None
+        return [MeasureRequest(mdef, (), mdef.name)]
+    mdef = registry().get(name)
+    if mdef is None or not is_diversity(mdef):
+        return None
+    kwargs: dict[str, str] = {}
+    for part in filter(None, (m.group(2) or "").split(",")):
+        key, sep, value = part.partition("=")
+        if not sep:
+            raise MeasureError(f"{text}: expected name=value parameters")
+        kwargs[key.strip()] = value.strip()
+    names = [p.name for p in mdef.params]
+    unknown = set(kwargs) - set(names) | ({"cutoff"} & set(kwargs))
+    if unknown:
+        raise MeasureError(f"{text}: unknown parameter(s) {sorted(unknown)} "
+                           f"(give a cutoff as @k)")
+    if "cutoff" in names:
+        texts = [m.group(3)] if m.group(3) else mdef.params[0].default.split(",")
+        cutoffs = [_number(t, "INTEGER", text) for t in texts]
+        if any(c <= 0 for c in cutoffs):
+            raise MeasureError(f"{text}: cutoffs must be positive")
+    elif m.group(3):
+        raise MeasureError(f"{text}: {name} takes no @cutoff")
+    else:
+        cutoffs = [None]
+    out = []
+    for cutoff in cutoffs:
+        args, shown = [], []
+        for p in mdef.params:
+            if p.name == "cutoff":
+                args.append(cutoff)
+                continue
+            value = _number(kwargs.get(p.name, p.default), p.type, text)
+            args.append(value)
+            if value != _number(p.default, p.type, text):
+                shown.append(f"{p.name}={_short(value)}")
+        printed = name + (f"({','.join(shown)})" if shown else "")
+        printed += f"@{cutoff}" if cutoff is not None else ""
+        out.append(MeasureRequest(mdef, tuple(args), printed))
+    return out
+
+
+def with_params(names: list[str], **params) -> list[str]:
+    """Add `name=value` parameters (those not None) to the diversity measures among `names`
+    that take them and have no explicit parameters (the CLI's --alpha/--beta)."""
+    from .measures import registry
+    given = {k: v for k, v in params.items() if v is not None}
+    out = []
+    for raw in names:
+        for text in raw.split():
+            m = _NAME_RE.match(text)
+            mdef = registry().get(ALIASES.get(m.group(1), m.group(1))) if m else None
+            if not given or mdef is None or not is_diversity(mdef) or m.group(2) is not None:
+                out.append(text)
+                continue
+            own = [f"{k}={v}" for k, v in given.items() if k in {p.name for p in mdef.params}]
+            cut = f"@{m.group(3)}" if m.group(3) else ""
+            out.append(f"{m.group(1)}({','.join(own)}){cut}" if own else text)
+    return out
+
+
+def cli_measures(names: list[str], fmt: str, *, kind: str | None = None,
+                 cutoffs: str | None = None, **params) -> list[str]:
+    """The measures `irw eval` asks for: with no -m, ndeval's columns for --format ndeval and
+    NTCIREVAL's layout set for --diversity D|DIN|IA (at --cutoffs, default 10); --alpha,
+    --beta and --gamma applied to the diversity measures that take them."""
+    if not names and kind:
+        try:
+            cuts = [int(c) for c in (cutoffs or "10").split(",")]
+        except ValueError:
+            raise MeasureError(f"bad --cutoffs {cutoffs!r}: expected e.g. 10 or 10,20") from None
+        if any(c <= 0 for c in cuts):
+            raise MeasureError("cutoffs must be positive")
+        names = ntcir_measures(kind, cuts)
+    elif not names and fmt == "ndeval":
+        names = list(NDEVAL_COLUMNS)
+    return with_params(names, **params)
+
+
+# ------------------------------------------------------------------------------ context
+
+
+def needed(requests) -> bool:
+    return any(is_diversity(r.mdef) for r in requests)
+
+
+def prepare(con: duckdb.DuckDBPyConnection, requests, params: dict) -> None:
+    """Build ev_div_judgment, ev_div_ranked and the greedy ideal lists the requested diversity
+    macros read. `params` are the evaluation context parameters (evaluate._context_params)."""
+    sql = sections(read_sql("context.sql"))
+    for name in ("div_judgment", "div_intent", "div_ranked"):
+        con.execute(sql[name], {k: v for k, v in params.items() if f"${k}" in sql[name]})
+    alphas = sorted({float(a) for r in requests if r.mdef.family == "diversity_ndeval"
+                     for p, a in zip(r.mdef.params, r.args) if p.name == "alpha"})
+    build_ideal(con, alphas)
+
+
+def _intent_key(intent: str):
+    """ndeval's subtopic order: subtopics are numbers (array indices), summed in ascending order."""
+    return (0, int(intent), "") if intent.isdigit() else (1, 0, intent)
+
+
+def greedy_ideal(doc_intents: dict[str, list[str]], alpha: float) -> list[str]:
+    """ndeval's greedy ideal list of one topic (idealResult): at each rank, the remaining doc
+    with the largest sum over its relevant subtopics (ascending) of the subtopic's current gain
+    (1, times 1-alpha per earlier pick covering it); exact ties go to the larger docno (bytes).
+    `doc_intents`: the subtopics each relevant document is relevant to."""
+    docs = sorted(doc_intents, key=lambda d: d.encode("utf-8"))
+    intents = sorted({i for v in doc_intents.values() for i in v}, key=_intent_key)
+    if not docs:
+        return []
+    col = {i: k for k, i in enumerate(intents)}
+    rel = np.zeros((len(docs), len(intents)), dtype=bool)
+    for row, doc in enumerate(docs):
+        for intent in doc_intents[doc]:
+            rel[row, col[intent]] = True
+    gain = np.ones(len(intents))
+    taken = np.zeros(len(docs), dtype=bool)
+    order = []
+    for _ in range(len(docs)):
+        score = np.zeros(len(docs))
+        for k in range(len(intents)):          # the same additions, in the same order, as ndeval
+            score += np.where(rel[:, k], gain[k], 0.0)
+        score[taken] = -1.0
+        pick = int(np.flatnonzero(score == score.max())[-1])   # ascending docno: last = largest
+        order.append(docs[pick])
+        taken[pick] = True
+        gain[rel[pick]] *= 1.0 - alpha
+    return order
+
+
+def build_ideal(con: duckdb.DuckDBPyConnection, alphas: list[float]) -> None:
+    """Fill ev_div_ideal(alpha_key, topic, rank, doc) from ev_div_judgment (level > 0)."""
+    rows = con.execute("""
+        SELECT topic, doc, list(DISTINCT intent) FROM ev_div_judgment WHERE rel > 0
+        GROUP BY topic, doc""").fetchall()
+    by_topic: dict[str, dict[str, list[str]]] = {}
+    for topic, doc, intents in rows:
+        by_topic.setdefault(topic, {})[doc] = intents
+    cols: dict[str, list] = {"alpha_key": [], "topic": [], "rank": [], "doc": []}
+    for alpha in alphas:
+        for topic in sorted(by_topic):
+            for rank, doc in enumerate(greedy_ideal(by_topic[topic], alpha), start=1):
+                cols["alpha_key"].append(alpha)
+                cols["topic"].append(topic)
+                cols["rank"].append(rank)
+                cols["doc"].append(doc)
+    table = pa.table({"alpha_key": pa.array(cols["alpha_key"], pa.float64()),
+                      "topic": pa.array(cols["topic"], pa.string()),
+                      "rank": pa.array(cols["rank"], pa.int64()),
+                      "doc": pa.array(cols["doc"], pa.string())})
+    con.register("ev_div_ideal_arrow", table)
+    try:
+        con.execute("CREATE OR REPLACE TEMP TABLE ev_div_ideal AS "
+                    "SELECT * FROM ev_div_ideal_arrow")
+    finally:
+        con.unregister("ev_div_ideal_arrow")
+
+
+# ------------------------------------------------------------------------------ output
+
+
+def _topic_key(topic: str):
+    return (0, int(topic), "") if topic.isdigit() else (1, 0, topic)
+
+
+def _ndeval_value(value) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-nan"          # glibc's printf of ndeval's 0.0/0.0
+    return f"{value:.6f}"
+
+
+def ndeval_text(result) -> str:
+    """ndeval's CSV: `runid,topic,<columns>`, one row per topic of the run in ascending topic
+    number, then `runid,amean,...`; values `%.6f`. Columns are the requested measures, ndeval's
+    in its order first. (Run topics absent from the qrels are not evaluated, so ndeval's rows
+    of zeros for them are not printed; the amean is the same.)"""
+    rank = {c: k for k, c in enumerate(NDEVAL_COLUMNS)}
+    names = sorted((r.name for r in result.requests),
+                   key=lambda n: (rank.get(n, len(rank)), n))
+    lines = ["runid,topic," + ",".join(names)]
+    topics = result.per_topic.to_pylist()
+    summary = result.summary.to_pylist()
+    run_names = {row["run_id"]: row["run"] for row in topics + summary}
+    values: dict[tuple, float] = {}
+    for t in topics:
+        if t["in_run"]:
+            values[(t["run_id"], t["topic"], t["measure"])] = t["value"]
+    for run_id in dict.fromkeys([row["run_id"] for row in summary]):
+        run = run_names[run_id]
+        run_topics = sorted({t for (rid, t, _) in values if rid == run_id}, key=_topic_key)
+        for topic in run_topics:
+            lines.append(",".join([run, topic] + [_ndeval_value(values.get((run_id, topic, n)))
+                                                  for n in names]))
+        means = {s["measure"]: s["value"] for s in summary if s["run_id"] == run_id}
+        lines.append(",".join([run, "amean"] + [_ndeval_value(means.get(n)) for n in names]))
+    return "\n".join(lines) + "\n"
+
+
+# NTCIREVAL: the measures behind each layout, and the names its files print them under
+NTCIR_KINDS = {
+    "D": [("D-Q", "Q"), ("D-nDCG", "MSnDCG"), ("I-rec", "I-rec"), ("D#-Q", "D#-Q"),
+          ("D#-nDCG", "D#-nDCG")],
+    "DIN": [("DIN-Q", "Q"), ("DIN-nDCG", "MSnDCG"), ("I-rec", "I-rec"), ("DIN#-Q", "DIN#-Q"),
+            ("DIN#-nDCG", "DIN#-nDCG")],
+    "IA": [("IA-ERR", "IA-ERR"), ("IA-nERR", "IA-nERR"), ("IA-nDCG", "IA-MSnDCG")],
+}
+_NEV_ORDER = ["D-Q", "DIN-Q", "D-nDCG", "DIN-nDCG", "I-rec", "D#-Q", "DIN#-Q", "D#-nDCG",
+              "DIN#-nDCG"]   # the order of the lines of a .Dnev / .DINnev block
+_SHARP = {"D#-Q": ("D-Q", "I-rec"), "D#-nDCG": ("D-nDCG", "I-rec"),
+          "DIN#-Q": ("DIN-Q", "I-rec"), "DIN#-nDCG": ("DIN-nDCG", "I-rec")}
+
+
+def ntcir_measures(kind: str, cutoffs: list[int], **params) -> list[str]:
+    """The measures of NTCIREVAL's .Dnev / .DINnev / .nevIA files at the given cutoffs."""
+    names = [f"{m}@{c}" for c in cutoffs for m, _ in NTCIR_KINDS[kind]]
+    if kind in ("D", "DIN"):
+        names.append("I-rec@n")
+    if kind == "IA":
+        names.append("SUMp")
+    return with_params(names, **params)
+
+
+def _p4(value: float) -> float:
+    return float(f"{value:.4f}")
+
+
+def ntcireval_text(result) -> str:
+    """NTCIREVAL's diversity layouts for the requested measures, one block per topic (topics
+    in byte order, runs one after another): `TID NAME=<pad>%.4f` lines as in .Dnev/.DINnev
+    (Q@l, MSnDCG@l, I-rec@n, I-rec@l, then the # combinations, which, as NTCIREVAL's scripts do, are
+    formed from the %.4f-printed components), and `TID SUMp= x IA-ERR@l= y` lines as in
+    .nevIA. Measures of no layout are printed as `TID NAME= value` lines after them."""
+    by_req = {r.name: r for r in result.requests}
+    values: dict[tuple, float] = {}
+    for t in result.per_topic.to_pylist():
+        values[(t["run_id"], t["topic"], t["measure"])] = t["value"]
+    layout = {m: shown for pairs in NTCIR_KINDS.values() for m, shown in pairs}
+    lines: list[str] = []
+    run_ids = list(dict.fromkeys(t[0] for t in values))
+    for run_id in run_ids:
+        topics = sorted({t for (rid, t, _) in values if rid == run_id}, key=str.encode)
+        for topic in topics:
+            got = {r.name: values[(run_id, topic, r.name)] for r in result.requests
+                   if (run_id, topic, r.name) in values}
+            cutoffs = sorted({r.args[0] for r in result.requests if r.mdef.params
+                              and r.mdef.params[0].name == "cutoff"})
+            done = set()
+            for cutoff in cutoffs:
+                tag = f"@{cutoff:04d}"
+                at = {by_req[n].mdef.name: (n, v) for n, v in got.items()
+                      if by_req[n].mdef.params and by_req[n].args[0] == cutoff}
+                for measure in _NEV_ORDER:
+                    shown = layout[measure]
+                    if measure == "I-rec" and "I-rec@n" in got and "I-rec@n" not in done:
+                        lines.append(f"{topic} {'I-rec@n=':<21}{got['I-rec@n']:.4f}")
+                        done.add("I-rec@n")
+                    if measure not in at or (measure, cutoff) in done:
+                        continue
+                    name, value = at[measure]
+                    if measure in _SHARP and all(p in at for p in _SHARP[measure]):
+                        req = by_req[name]
+                        gamma = dict(zip([p.name for p in req.mdef.params], req.args))["gamma"]
+                        x, irec = (at[p][1] for p in _SHARP[measure])
+                        value = gamma * _p4(irec) + (1 - gamma) * _p4(x)
+                    lines.append(f"{topic} {shown + tag + '=':<21}{value:.4f}")
+                    done.add((measure, cutoff))
+                    done.add(name)
+                sump = got.get("SUMp")
+                for measure, shown in NTCIR_KINDS["IA"]:
+                    if measure in at:
+                        name, value = at[measure]
+                        lines.append(f"{topic} SUMp= {sump if sump is not None else 0:.4f} "
+                                     f"{shown + tag}= {value:.4f}")
+                        done.add(name)
+            for name, value in got.items():
+                if name not in done and name != "SUMp" and by_req[name].mdef.name not in layout:
+                    lines.append(f"{topic} {name + '=':<21}{value:.4f}")
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+# ------------------------------------------------------------------------------ probabilities
+
+SCHEMES = ("uniform", "seed001")
+
+
+def scheme_probabilities(intents: list[str], scheme: str) -> dict[str, float]:
+    """Pr(i|q) for a topic's intents (in NTCIREVAL's order: numbers ascending, then names):
+    uniform 1/n, or seed 001's non-uniform 2^(n-j+1) / sum_{k=1..n} 2^k for the j-th intent."""
+    ordered = sorted(intents, key=_intent_key)
+    n = len(ordered)
+    if scheme == "uniform":
+        return {i: 1.0 / n for i in ordered}
+    if scheme == "seed001":
+        total = sum(2.0 ** k for k in range(1, n + 1))
+        return {i: 2.0 ** (n - j + 1) / total for j, i in enumerate(ordered, start=1)}
+    raise MeasureError(f"unknown probability scheme {scheme!r}; use one of {', '.join(SCHEMES)}")

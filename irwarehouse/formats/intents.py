@@ -1,0 +1,100 @@
+"""Intent probabilities and types: NTCIREVAL's `.Iprob` (`topic intent prob`) and `.DINprob`
+(`topic intent prob inf|nav`) files, and the same as whitespace- or tab-separated text with an
+optional header line. A line `topic intent inf|nav` gives a type without a probability (uniform
+probabilities then apply to the topic). Blank lines and `#` comments are skipped."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import InputError
+from .trec import _open_text, check_readable
+
+TYPES = ("inf", "nav")
+TYPE_ALIASES = {"inf": "inf", "informational": "inf", "nav": "nav", "navigational": "nav"}
+SUM_TOLERANCE = 1e-3       # NTCIREVAL files print 4 decimals (0.5714 + 0.2857 + 0.1429)
+
+
+@dataclass(frozen=True)
+class IntentRow:
+    topic: str
+    intent: str
+    probability: float | None
+    intent_type: str | None
+    line: int
+
+
+def _is_header(fields: list[str]) -> bool:
+    return fields[:2] in (["topic", "intent"], ["qid", "intent"], ["topic", "subtopic"])
+
+
+def read_intents(path: Path, *, normalise: bool = False) -> list[IntentRow]:
+    """Parse an intent file; probabilities of a topic must sum to 1 (within 1e-3) unless
+    `normalise`, which rescales them."""
+    path = Path(path)
+    check_readable(path)
+    rows: list[IntentRow] = []
+    seen: dict[tuple[str, str], int] = {}
+    with _open_text(path) as f:
+        for lineno, raw in enumerate(f, start=1):
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise InputError(path, lineno, "not valid UTF-8") from None
+            fields = text.split()
+            if not fields or fields[0].startswith("#") or (not rows and _is_header(fields)):
+                continue
+            if not 3 <= len(fields) <= 4:
+                raise InputError(path, lineno, "expected 3 or 4 fields (topic intent "
+                                 f"probability [inf|nav]), found {len(fields)}")
+            topic, intent = fields[0], fields[1]
+            prob, kind = None, None
+            rest = fields[2:]
+            if len(rest) == 1 and rest[0].lower() in TYPE_ALIASES:
+                kind = TYPE_ALIASES[rest[0].lower()]
+            else:
+                try:
+                    prob = float(rest[0])
+                except ValueError:
+                    raise InputError(path, lineno, f"probability {rest[0]!r} is not a number") \
+                        from None
+                if not math.isfinite(prob) or not 0.0 <= prob <= 1.0:
+                    raise InputError(path, lineno, f"probability {rest[0]!r} is not in [0, 1]")
+                if len(rest) == 2:
+                    if rest[1].lower() not in TYPE_ALIASES:
+                        raise InputError(path, lineno, f"intent type {rest[1]!r} is not inf or "
+                                         "nav")
+                    kind = TYPE_ALIASES[rest[1].lower()]
+            if (topic, intent) in seen:
+                raise InputError(path, lineno, f"intent {intent!r} of topic {topic!r} appears "
+                                 f"twice (first at line {seen[(topic, intent)]})")
+            seen[(topic, intent)] = lineno
+            rows.append(IntentRow(topic, intent, prob, kind, lineno))
+    if not rows:
+        raise InputError(path, None, "no intents (empty file)")
+    return _check_sums(path, rows, normalise)
+
+
+def _check_sums(path: Path, rows: list[IntentRow], normalise: bool) -> list[IntentRow]:
+    totals: dict[str, float] = {}
+    some: dict[str, bool] = {}
+    for r in rows:
+        some[r.topic] = some.get(r.topic, False) or r.probability is not None
+        totals[r.topic] = totals.get(r.topic, 0.0) + (r.probability or 0.0)
+    for r in rows:
+        if some[r.topic] and r.probability is None:
+            raise InputError(path, r.line, f"topic {r.topic!r} gives probabilities to some "
+                             "intents but not to this one")
+    out = []
+    for r in rows:
+        total = totals[r.topic]
+        if some[r.topic] and abs(total - 1.0) > SUM_TOLERANCE:
+            if not normalise or total <= 0:
+                first = next(x.line for x in rows if x.topic == r.topic)
+                raise InputError(path, first, f"probabilities of topic {r.topic!r} sum to "
+                                 f"{total:.4f}, not 1 (use --normalise to rescale them)")
+            r = IntentRow(r.topic, r.intent, r.probability / total, r.intent_type, r.line)
+        out.append(r)
+    return out

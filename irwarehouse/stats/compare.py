@@ -1,0 +1,167 @@
+"""All-pairs comparison of the runs (columns) of a topics x runs score matrix."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from . import _special
+from . import _validation as v
+from .classical import sign_test, wilcoxon_signed_rank
+from .correction import adjust, familywise_error
+from .resampling import (
+    observed_t,
+    paired_bootstrap_all_pairs,
+    randomisation_all_pairs,
+    tukey_hsd,
+)
+
+TESTS = ("bootstrap", "tukey", "randomisation", "t", "wilcoxon", "sign")
+DEFAULT_B = {"bootstrap": 1000, "tukey": 5000, "randomisation": 10_000}
+
+
+@dataclass(frozen=True)
+class PairResult:
+    run_a: str
+    run_b: str
+    mean_a: float
+    mean_b: float
+    delta: float  # mean_a - mean_b
+    statistic: float
+    p: float
+    p_adjusted: float
+    significant: bool  # p_adjusted < alpha
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Every run pair compared by one test.
+
+    ``familywise_error`` = 1 - (1 - alpha)^k for the k = len(pairs) uncorrected pairwise tests
+    (seed 000 section 4.4): the chance of at least one false "significant" pair when all runs are
+    equivalent; show it next to uncorrected results. For ``tukey`` the family-wise error is
+    already bounded by alpha.
+    """
+
+    test: str
+    correction: str | None
+    alpha: float
+    B: int | None
+    seed: int | None
+    method: str
+    n_topics: int
+    n_runs: int
+    pairs: list[PairResult]
+    familywise_error: float
+
+    @property
+    def n_significant(self) -> int:
+        return sum(pair.significant for pair in self.pairs)
+
+    def records(self) -> list[dict]:
+        """One plain dict per pair (plus test, correction, B, seed) for Arrow/DuckDB loading."""
+        shared = {"test": self.test, "correction": self.correction, "B": self.B, "seed": self.seed}
+        return [{**asdict(pair), **shared} for pair in self.pairs]
+
+
+def compare_all(
+    matrix,
+    run_names=None,
+    *,
+    test: str = "bootstrap",
+    correction: str | None = None,
+    alpha: float = 0.05,
+    B: int | None = None,
+    rng=None,
+    plus_one: bool = False,
+    progress=None,
+) -> Comparison:
+    """Compare every pair of runs (columns, pairs in column order a < b) with ``test``.
+
+    test: "bootstrap" (paired, studentised; one shared index sample, B=1000), "tukey"
+    (randomised Tukey HSD, B=5000; no further correction allowed), "randomisation" (shared
+    sign flips, B=10000), "t", "wilcoxon", "sign". correction: None, "bonferroni", "holm",
+    "bh" (over the pairs). ``progress(done, total)`` is called as batches finish.
+    """
+    matrix = v.as_matrix(matrix)
+    names = v.run_names_for(run_names, matrix.shape[1])
+    v.check_choice(test, "test", TESTS)
+    alpha = v.check_probability(alpha, "alpha")
+    if test == "tukey" and correction is not None:
+        raise ValueError("tukey already controls the family-wise error; use correction=None")
+    if test in DEFAULT_B:
+        B = v.check_resamples(DEFAULT_B[test] if B is None else B)
+    elif B is not None:
+        raise ValueError(f"B applies to resampling tests only, not to {test!r}")
+
+    run_a, run_b, statistic, pvalue, used_B, seed, method = _run_test(
+        matrix, test, B=B, rng=rng, plus_one=plus_one, progress=progress
+    )
+    adjusted = adjust(pvalue, correction)
+    means = matrix.mean(axis=0)
+    pairs = [
+        PairResult(
+            run_a=names[a],
+            run_b=names[b],
+            mean_a=float(means[a]),
+            mean_b=float(means[b]),
+            delta=float(means[a] - means[b]),
+            statistic=float(s),
+            p=float(p),
+            p_adjusted=float(q),
+            significant=bool(q < alpha),
+        )
+        for a, b, s, p, q in zip(run_a, run_b, statistic, pvalue, adjusted)
+    ]
+    return Comparison(
+        test=test,
+        correction=correction,
+        alpha=alpha,
+        B=used_B,
+        seed=seed,
+        method=method,
+        n_topics=matrix.shape[0],
+        n_runs=matrix.shape[1],
+        pairs=pairs,
+        familywise_error=familywise_error(alpha, len(pairs)),
+    )
+
+
+def _run_test(matrix, test, *, B, rng, plus_one, progress):
+    if test == "bootstrap":
+        res = paired_bootstrap_all_pairs(matrix, B=B, rng=rng, plus_one=plus_one, progress=progress)
+        return res.run_a, res.run_b, res.statistic, res.pvalue, res.B, res.seed, res.method
+    if test == "randomisation":
+        res = randomisation_all_pairs(matrix, B=B, rng=rng, plus_one=plus_one, progress=progress)
+        return res.run_a, res.run_b, res.statistic, res.pvalue, res.B, res.seed, res.method
+    run_a, run_b = np.triu_indices(matrix.shape[1], k=1)
+    if test == "tukey":
+        res = tukey_hsd(matrix, B=B, rng=rng, plus_one=plus_one, progress=progress)
+        statistic = np.abs(res.mean_differences[run_a, run_b])
+        return run_a, run_b, statistic, res.pvalues[run_a, run_b], res.B, res.seed, "randomised"
+    statistic, pvalue = _classical_pairs(matrix, run_a, run_b, test, progress)
+    return run_a, run_b, statistic, pvalue, None, None, test
+
+
+def _classical_pairs(matrix, run_a, run_b, test, progress):
+    if test == "t":  # vectorised t, scalar tails
+        differences = matrix[:, run_a] - matrix[:, run_b]
+        statistic = np.atleast_1d(observed_t(differences))
+        df = matrix.shape[0] - 1
+        pvalue = np.array([_special.t_two_sided(float(t), df) for t in statistic])
+        _report_done(progress, run_a.size)
+        return statistic, pvalue
+    single = wilcoxon_signed_rank if test == "wilcoxon" else sign_test
+    statistic, pvalue = np.empty(run_a.size), np.empty(run_a.size)
+    for i, (a, b) in enumerate(zip(run_a, run_b)):
+        result = single(matrix[:, a], matrix[:, b])
+        statistic[i], pvalue[i] = result.statistic, result.pvalue
+        if progress is not None and ((i + 1) % 500 == 0 or i + 1 == run_a.size):
+            progress(i + 1, run_a.size)
+    return statistic, pvalue
+
+
+def _report_done(progress, total: int) -> None:
+    if progress is not None:
+        progress(total, total)

@@ -1,0 +1,20 @@
+"""Packaging hook: a wheel carries the repository's sql/ folder as irwarehouse/_sql, where
+irwarehouse.sqlassets.sql_dir() looks first (an editable install reads sql/ in place)."""
+
+import shutil
+from pathlib import Path
+
+from setuptools import setup
+from setuptools.command.build_py import build_py
+
+
+class BuildWithSql(build_py):
+    def run(self):
+        super().run()
+        target = Path(self.build_lib) / "irwarehouse" / "_sql"
+        if target.exists():
+            shutil.rmtree(target)
+        shutil.copytree(Path(__file__).parent / "sql", target)
+
+
+setup(cmdclass={"build_py": BuildWithSql})

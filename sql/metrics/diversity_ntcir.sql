@@ -1,0 +1,405 @@
+-- Diversity measures of NTCIREVAL 190111 (Sakai; seed 001; docs/diversity_semantics.md
+-- section 2): D-, DIN- and intent-aware (IA) measures, I-rec, the # combinations, P+Q, and the
+-- gold-standard helpers Ef-P and PMP. Context (sql/context.sql, irwarehouse.diversity.prepare):
+--   ev_div_judgment(topic, intent, doc, rel)        per-intent levels (Dqrels L0..L9),
+--   ev_div_ranked(run_id, topic, rank, intent, rel)  retrieved documents with their levels,
+--   ev_div_intent(topic, intent, probability, intent_type)  Pr(i|q) and inf/nav (Iprob, DINprob).
+-- The gain of a level is the level (NTCIREVAL's DIN-splitqrels: L1..L9 = 1..9); intents with no
+-- relevant document are left out everywhere (NTCIREVAL writes no Irelv file for them). Every
+-- measure at cutoff l is computed on the list truncated at l, as NTCIREVAL's scripts do
+-- (glabel -truncate l). Arithmetic is exact: NTCIREVAL's text round trips (%.6g, %.4f) can move
+-- its printed values by 1e-4.
+
+-- block: ev_ntd_intent
+-- The intents of each topic that have a relevant document, with Pr(i|q) (uniform over them when
+-- the topic has no probabilities; 0 for an intent missing from a topic's probabilities) and
+-- the type ('inf' unless 'nav').
+CREATE OR REPLACE TEMP MACRO ev_ntd_intent() AS TABLE
+WITH rel_intents AS (
+    SELECT topic, intent FROM ev_div_judgment WHERE rel >= 1 GROUP BY topic, intent
+),
+with_prob AS (
+    SELECT DISTINCT topic FROM ev_div_intent WHERE probability IS NOT NULL
+)
+SELECT ri.topic, ri.intent,
+       CASE WHEN ri.topic IN (SELECT topic FROM with_prob) THEN coalesce(i.probability, 0.0)
+            ELSE 1.0 / count(*) OVER (PARTITION BY ri.topic) END AS prob,
+       CASE WHEN i.intent_type = 'nav' THEN 'nav' ELSE 'inf' END AS intent_type
+FROM rel_intents ri
+LEFT JOIN ev_div_intent i ON i.topic = ri.topic AND i.intent = ri.intent;
+
+-- block: ev_ntd_gg
+-- The global gain of each relevant document, GG(d) = sum_i Pr(i|q) g_i(d) (seed 001 eq 6).
+CREATE OR REPLACE TEMP MACRO ev_ntd_gg() AS TABLE
+SELECT j.topic, j.doc, sum(i.prob * j.rel) AS gg
+FROM ev_div_judgment j
+JOIN ev_ntd_intent() i ON i.topic = j.topic AND i.intent = j.intent
+WHERE j.rel >= 1
+GROUP BY j.topic, j.doc;
+
+-- block: ev_ntd_lists
+-- The system gain lists, relevant ranks only (gain > 0), one per key: 'D' (global gain), 'DIN'
+-- (global gain where a navigational intent counts only at its first relevant document of the
+-- list, seed 001 eq 8) and 'I:<intent>' (the intent's own level).
+CREATE OR REPLACE TEMP MACRO ev_ntd_lists() AS TABLE
+WITH firsts AS (
+    SELECT run_id, topic, rank, intent, rel,
+           min(rank) OVER (PARTITION BY run_id, topic, intent) AS first_rank
+    FROM ev_div_ranked
+    WHERE rel >= 1
+),
+sys AS (
+    SELECT f.run_id, f.topic, f.rank,
+           sum(i.prob * f.rel) AS d_gain,
+           sum(CASE WHEN i.intent_type = 'nav' AND f.rank > f.first_rank THEN 0.0
+                    ELSE i.prob * f.rel END) AS din_gain
+    FROM firsts f JOIN ev_ntd_intent() i ON i.topic = f.topic AND i.intent = f.intent
+    GROUP BY f.run_id, f.topic, f.rank
+)
+SELECT run_id, topic, 'D' AS key, rank, d_gain AS gain FROM sys WHERE d_gain > 0
+UNION ALL
+SELECT run_id, topic, 'DIN' AS key, rank, din_gain AS gain FROM sys WHERE din_gain > 0
+UNION ALL
+SELECT run_id, topic, 'I:' || intent AS key, rank, CAST(rel AS DOUBLE) AS gain
+FROM ev_div_ranked WHERE rel >= 1;
+
+-- block: ev_ntd_ideals
+-- The ideal lists (gain > 0, descending) with their cumulative gain: the global gains for 'D'
+-- and 'DIN' (NTCIREVAL's Grelv; the DIN ideal is not reduced), the intent's levels for 'I:<i>'.
+CREATE OR REPLACE TEMP MACRO ev_ntd_ideals() AS TABLE
+WITH lists AS (
+    SELECT g.topic, k.key, g.gg AS gain
+    FROM ev_ntd_gg() g CROSS JOIN (VALUES ('D'), ('DIN')) k(key)
+    WHERE g.gg > 0
+    UNION ALL
+    SELECT topic, 'I:' || intent AS key, CAST(rel AS DOUBLE) AS gain
+    FROM ev_div_judgment WHERE rel >= 1
+),
+ranked AS (
+    SELECT topic, key, gain,
+           row_number() OVER (PARTITION BY topic, key ORDER BY gain DESC) AS rank,
+           count(*) OVER (PARTITION BY topic, key) AS num_rel,
+           max(gain) OVER (PARTITION BY topic, key) AS hgain
+    FROM lists
+)
+SELECT topic, key, rank, gain, num_rel, hgain,
+       sum(gain) OVER (PARTITION BY topic, key ORDER BY rank ROWS UNBOUNDED PRECEDING) AS cg,
+       exp(coalesce(sum(ln(1.0 - gain / (hgain + 1.0)))
+                    OVER (PARTITION BY topic, key ORDER BY rank
+                          ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0.0)) AS sat
+FROM ranked;
+
+-- block: ev_ntd_at
+-- gcompute at cutoff l for every evaluated (run, topic) and key, on the list truncated at l:
+--   msndcg = sum_{r<=l} g(r)/ln(r+1) over the ideal's (NTCIREVAL's MSnDCG@l),
+--   q      = sum_{r<=l, J(r)} BR(r) / min(l, R), BR(r) = (beta CG(r) + C(r)) / (beta CG*(r) + r),
+--   ap     = sum_{r<=l, J(r)} C(r)/r / min(l, R),
+--   err    = sum_r (1/r) (g(r)/(h+1)) prod_{k<r} (1 - g(k)/(h+1)), h the largest ideal gain;
+--   nerr   = err over the ideal's,
+--   pplus  = P+ (seed 001 eq 11): sum_{r<=rp, J(r)} BR(r) / C(rp), rp the first rank of the
+--            largest gain in the truncated list.
+CREATE OR REPLACE TEMP MACRO ev_ntd_at(cutoff, beta) AS TABLE
+WITH stats AS (
+    SELECT topic, key, any_value(num_rel) AS num_rel, any_value(hgain) AS hgain,
+           sum(gain / ln(rank + 1.0)) FILTER (WHERE rank <= cutoff) AS msdcg,
+           sum(sat * (gain / (hgain + 1.0)) / rank) FILTER (WHERE rank <= cutoff) AS err
+    FROM ev_ntd_ideals()
+    GROUP BY topic, key
+),
+sys AS (
+    SELECT l.run_id, l.topic, l.key, l.rank, l.gain, s.num_rel, s.hgain,
+           count(*) OVER w AS c,
+           sum(l.gain) OVER w AS cg,
+           max(l.gain) OVER (PARTITION BY l.run_id, l.topic, l.key) AS top_gain,
+           exp(coalesce(sum(ln(1.0 - l.gain / (s.hgain + 1.0))) OVER (
+               PARTITION BY l.run_id, l.topic, l.key ORDER BY l.rank
+               ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0.0)) AS sat
+    FROM ev_ntd_lists() l
+    JOIN stats s ON s.topic = l.topic AND s.key = l.key
+    WHERE l.rank <= cutoff
+    WINDOW w AS (PARTITION BY l.run_id, l.topic, l.key ORDER BY l.rank ROWS UNBOUNDED PRECEDING)
+),
+blended AS (
+    SELECT s.*, (beta * s.cg + s.c) / (beta * i.cg + s.rank) AS br,
+           min(s.rank) FILTER (WHERE s.gain = s.top_gain)
+               OVER (PARTITION BY s.run_id, s.topic, s.key) AS rp
+    FROM sys s
+    JOIN ev_ntd_ideals() i ON i.topic = s.topic AND i.key = s.key
+                          AND i.rank = least(s.rank, s.num_rel)
+),
+agg AS (
+    SELECT run_id, topic, key,
+           sum(gain / ln(rank + 1.0)) AS msdcg,
+           sum(br) AS br_sum,
+           sum(c / rank) AS ap_sum,
+           sum(sat * (gain / (hgain + 1.0)) / rank) AS err,
+           sum(br) FILTER (WHERE rank <= rp) / count(*) FILTER (WHERE rank <= rp) AS pplus
+    FROM blended
+    GROUP BY run_id, topic, key
+)
+SELECT b.run_id, b.topic, s.key, s.num_rel,
+       coalesce(a.msdcg, 0.0) / s.msdcg AS msndcg,
+       coalesce(a.br_sum, 0.0) / least(cutoff, s.num_rel) AS q,
+       coalesce(a.ap_sum, 0.0) / least(cutoff, s.num_rel) AS ap,
+       coalesce(a.err, 0.0) AS err,
+       coalesce(a.err, 0.0) / s.err AS nerr,
+       coalesce(a.pplus, 0.0) AS pplus
+FROM ev_base() b
+JOIN stats s ON s.topic = b.topic
+LEFT JOIN agg a ON a.run_id = b.run_id AND a.topic = b.topic AND a.key = s.key;
+
+-- block: ev_ntd_key
+-- One key's values for every evaluated (run, topic); 0 for a topic without relevant documents.
+CREATE OR REPLACE TEMP MACRO ev_ntd_key(cutoff, beta, which) AS TABLE
+SELECT b.run_id, b.topic, coalesce(x.msndcg, 0.0) AS msndcg, coalesce(x.q, 0.0) AS q
+FROM ev_base() b
+LEFT JOIN (SELECT * FROM ev_ntd_at(cutoff, beta) WHERE key = which) x
+       ON x.run_id = b.run_id AND x.topic = b.topic;
+
+-- block: ev_ntd_irec
+-- I-rec@l: intents with a relevant document covered by the top l over the intents with one.
+CREATE OR REPLACE TEMP MACRO ev_ntd_irec(cutoff) AS TABLE
+SELECT b.run_id, b.topic,
+       CASE WHEN coalesce(n.n, 0) > 0 THEN coalesce(c.covered, 0) / n.n ELSE 0.0 END AS value
+FROM ev_base() b
+LEFT JOIN (SELECT topic, count(*) AS n FROM ev_ntd_intent() GROUP BY topic) n
+       ON n.topic = b.topic
+LEFT JOIN (SELECT run_id, topic, count(DISTINCT intent) AS covered FROM ev_div_ranked
+           WHERE rel >= 1 AND rank <= cutoff GROUP BY run_id, topic) c
+       ON c.run_id = b.run_id AND c.topic = b.topic;
+
+-- block: ev_ntd_ia
+-- Intent-aware sums over the intents with a relevant document: sum_i Pr(i|q) M_i@l.
+CREATE OR REPLACE TEMP MACRO ev_ntd_ia(cutoff, beta) AS TABLE
+SELECT b.run_id, b.topic,
+       coalesce(sum(i.prob * x.msndcg), 0.0) AS msndcg, coalesce(sum(i.prob * x.q), 0.0) AS q,
+       coalesce(sum(i.prob * x.ap), 0.0) AS ap, coalesce(sum(i.prob * x.err), 0.0) AS err,
+       coalesce(sum(i.prob * x.nerr), 0.0) AS nerr,
+       coalesce(sum(i.prob * CASE WHEN i.intent_type = 'nav' THEN x.pplus ELSE x.q END), 0.0)
+           AS pplusq,
+       coalesce(sum(i.prob), 0.0) AS sump
+FROM ev_base() b
+LEFT JOIN ev_ntd_at(cutoff, beta) x
+       ON x.run_id = b.run_id AND x.topic = b.topic AND starts_with(x.key, 'I:')
+LEFT JOIN ev_ntd_intent() i ON i.topic = x.topic AND 'I:' || i.intent = x.key
+GROUP BY b.run_id, b.topic;
+
+-- measure: I-rec
+-- macro: ntd_irec
+-- params: cutoff INTEGER = 10
+-- summary: mean
+-- doc: Intent recall@l (NTCIREVAL irec): share of the intents with a relevant document that the
+--      top l covers.
+CREATE OR REPLACE TEMP MACRO ntd_irec(cutoff) AS TABLE
+SELECT run_id, topic, value FROM ev_ntd_irec(cutoff);
+
+-- measure: I-rec@n
+-- macro: ntd_irec_n
+-- summary: mean
+-- doc: I-rec@n (NTCIREVAL irec): I-rec at l = n, the number of intents with a relevant document.
+CREATE OR REPLACE TEMP MACRO ntd_irec_n() AS TABLE
+WITH n AS (
+    SELECT topic, count(*) AS n FROM ev_ntd_intent() GROUP BY topic
+),
+covered AS (
+    SELECT r.run_id, r.topic, count(DISTINCT r.intent) AS covered
+    FROM ev_div_ranked r JOIN n ON n.topic = r.topic
+    WHERE r.rel >= 1 AND r.rank <= n.n
+    GROUP BY r.run_id, r.topic
+)
+SELECT b.run_id, b.topic,
+       CASE WHEN coalesce(n.n, 0) > 0 THEN coalesce(c.covered, 0) / n.n ELSE 0.0 END AS value
+FROM ev_base() b
+LEFT JOIN n ON n.topic = b.topic
+LEFT JOIN covered c ON c.run_id = b.run_id AND c.topic = b.topic;
+
+-- measure: D-nDCG
+-- macro: ntd_d_ndcg
+-- params: cutoff INTEGER = 10
+-- summary: mean
+-- doc: D-nDCG@l (Sakai and Song; seed 001 eq 6): MSnDCG@l on global gains sum_i Pr(i|q) g_i(d).
+CREATE OR REPLACE TEMP MACRO ntd_d_ndcg(cutoff) AS TABLE
+SELECT run_id, topic, msndcg AS value FROM ev_ntd_key(cutoff, 1.0, 'D');
+
+-- measure: D-Q
+-- macro: ntd_d_q
+-- params: cutoff INTEGER = 10; beta DOUBLE = 1
+-- summary: mean
+-- doc: D-Q@l: Q@l (sum of blended ratios over min(l, R)) on global gains.
+CREATE OR REPLACE TEMP MACRO ntd_d_q(cutoff, beta) AS TABLE
+SELECT run_id, topic, q AS value FROM ev_ntd_key(cutoff, beta, 'D');
+
+-- measure: DIN-nDCG
+-- macro: ntd_din_ndcg
+-- params: cutoff INTEGER = 10
+-- summary: mean
+-- doc: DIN-nDCG@l (seed 001 eq 8): D-nDCG@l where a navigational intent gains only at its first
+--      relevant document; the ideal list is D's.
+CREATE OR REPLACE TEMP MACRO ntd_din_ndcg(cutoff) AS TABLE
+SELECT run_id, topic, msndcg AS value FROM ev_ntd_key(cutoff, 1.0, 'DIN');
+
+-- measure: DIN-Q
+-- macro: ntd_din_q
+-- params: cutoff INTEGER = 10; beta DOUBLE = 1
+-- summary: mean
+-- doc: DIN-Q@l: D-Q@l with DIN gains (a document whose DIN gain is 0 is not relevant).
+CREATE OR REPLACE TEMP MACRO ntd_din_q(cutoff, beta) AS TABLE
+SELECT run_id, topic, q AS value FROM ev_ntd_key(cutoff, beta, 'DIN');
+
+-- measure: D#-nDCG
+-- macro: ntd_dsharp_ndcg
+-- params: cutoff INTEGER = 10; gamma DOUBLE = 0.5
+-- summary: mean
+-- doc: D#-nDCG@l = gamma I-rec@l + (1 - gamma) D-nDCG@l.
+CREATE OR REPLACE TEMP MACRO ntd_dsharp_ndcg(cutoff, gamma) AS TABLE
+SELECT d.run_id, d.topic, gamma * i.value + (1.0 - gamma) * d.msndcg AS value
+FROM ev_ntd_key(cutoff, 1.0, 'D') d
+JOIN ev_ntd_irec(cutoff) i ON i.run_id = d.run_id AND i.topic = d.topic;
+
+-- measure: D#-Q
+-- macro: ntd_dsharp_q
+-- params: cutoff INTEGER = 10; gamma DOUBLE = 0.5; beta DOUBLE = 1
+-- summary: mean
+-- doc: D#-Q@l = gamma I-rec@l + (1 - gamma) D-Q@l.
+CREATE OR REPLACE TEMP MACRO ntd_dsharp_q(cutoff, gamma, beta) AS TABLE
+SELECT d.run_id, d.topic, gamma * i.value + (1.0 - gamma) * d.q AS value
+FROM ev_ntd_key(cutoff, beta, 'D') d
+JOIN ev_ntd_irec(cutoff) i ON i.run_id = d.run_id AND i.topic = d.topic;
+
+-- measure: DIN#-nDCG
+-- macro: ntd_dinsharp_ndcg
+-- params: cutoff INTEGER = 10; gamma DOUBLE = 0.5
+-- summary: mean
+-- doc: DIN#-nDCG@l = gamma I-rec@l + (1 - gamma) DIN-nDCG@l.
+CREATE OR REPLACE TEMP MACRO ntd_dinsharp_ndcg(cutoff, gamma) AS TABLE
+SELECT d.run_id, d.topic, gamma * i.value + (1.0 - gamma) * d.msndcg AS value
+FROM ev_ntd_key(cutoff, 1.0, 'DIN') d
+JOIN ev_ntd_irec(cutoff) i ON i.run_id = d.run_id AND i.topic = d.topic;
+
+-- measure: DIN#-Q
+-- macro: ntd_dinsharp_q
+-- params: cutoff INTEGER = 10; gamma DOUBLE = 0.5; beta DOUBLE = 1
+-- summary: mean
+-- doc: DIN#-Q@l = gamma I-rec@l + (1 - gamma) DIN-Q@l.
+CREATE OR REPLACE TEMP MACRO ntd_dinsharp_q(cutoff, gamma, beta) AS TABLE
+SELECT d.run_id, d.topic, gamma * i.value + (1.0 - gamma) * d.q AS value
+FROM ev_ntd_key(cutoff, beta, 'DIN') d
+JOIN ev_ntd_irec(cutoff) i ON i.run_id = d.run_id AND i.topic = d.topic;
+
+-- measure: IA-nDCG
+-- macro: ntd_ia_ndcg
+-- params: cutoff INTEGER = 10
+-- summary: mean
+-- doc: Intent-aware MSnDCG@l, sum_i Pr(i|q) MSnDCG_i@l (NTCIREVAL's IA-MSnDCG).
+CREATE OR REPLACE TEMP MACRO ntd_ia_ndcg(cutoff) AS TABLE
+SELECT run_id, topic, msndcg AS value FROM ev_ntd_ia(cutoff, 1.0);
+
+-- measure: IA-Q
+-- macro: ntd_ia_q
+-- params: cutoff INTEGER = 10; beta DOUBLE = 1
+-- summary: mean
+-- doc: Intent-aware Q@l, sum_i Pr(i|q) Q_i@l.
+CREATE OR REPLACE TEMP MACRO ntd_ia_q(cutoff, beta) AS TABLE
+SELECT run_id, topic, q AS value FROM ev_ntd_ia(cutoff, beta);
+
+-- measure: IA-AP
+-- macro: ntd_ia_ap
+-- params: cutoff INTEGER = 10
+-- summary: mean
+-- doc: Intent-aware AP@l, sum_i Pr(i|q) AP_i@l (AP@l divides by min(l, R_i)).
+CREATE OR REPLACE TEMP MACRO ntd_ia_ap(cutoff) AS TABLE
+SELECT run_id, topic, ap AS value FROM ev_ntd_ia(cutoff, 1.0);
+
+-- measure: IA-ERR
+-- macro: ntd_ia_err
+-- params: cutoff INTEGER = 10
+-- summary: mean
+-- doc: Intent-aware ERR@l with NTCIREVAL's stopping probability g/(hgain+1) per intent.
+CREATE OR REPLACE TEMP MACRO ntd_ia_err(cutoff) AS TABLE
+SELECT run_id, topic, err AS value FROM ev_ntd_ia(cutoff, 1.0);
+
+-- measure: IA-nERR
+-- macro: ntd_ia_nerr
+-- params: cutoff INTEGER = 10
+-- summary: mean
+-- doc: Intent-aware nERR@l, sum_i Pr(i|q) nERR_i@l.
+CREATE OR REPLACE TEMP MACRO ntd_ia_nerr(cutoff) AS TABLE
+SELECT run_id, topic, nerr AS value FROM ev_ntd_ia(cutoff, 1.0);
+
+-- measure: SUMp
+-- macro: ntd_sump
+-- summary: mean
+-- doc: Sum of Pr(i|q) over the intents with a relevant document (NTCIREVAL's SUMp).
+CREATE OR REPLACE TEMP MACRO ntd_sump() AS TABLE
+SELECT run_id, topic, sump AS value FROM ev_ntd_ia(1, 1.0);
+
+-- measure: P+Q
+-- macro: ntd_pplusq
+-- params: cutoff INTEGER = 10; beta DOUBLE = 1
+-- summary: mean
+-- doc: P+Q@l (seed 001 eq 12): sum over informational intents of Pr Q_i@l plus over
+--      navigational ones of Pr P+_i (its preferred rank within the top l).
+CREATE OR REPLACE TEMP MACRO ntd_pplusq(cutoff, beta) AS TABLE
+SELECT run_id, topic, pplusq AS value FROM ev_ntd_ia(cutoff, beta);
+
+-- measure: P+Q#
+-- macro: ntd_pplusq_sharp
+-- params: cutoff INTEGER = 10; gamma DOUBLE = 0.5; beta DOUBLE = 1
+-- summary: mean
+-- doc: P+Q#@l = gamma I-rec@l + (1 - gamma) P+Q@l.
+CREATE OR REPLACE TEMP MACRO ntd_pplusq_sharp(cutoff, gamma, beta) AS TABLE
+SELECT p.run_id, p.topic, gamma * i.value + (1.0 - gamma) * p.pplusq AS value
+FROM ev_ntd_ia(cutoff, beta) p
+JOIN ev_ntd_irec(cutoff) i ON i.run_id = p.run_id AND i.topic = p.topic;
+
+-- measure: Ef-P
+-- macro: ntd_efp
+-- params: cutoff INTEGER = 10
+-- summary: mean
+-- doc: Effective precision@l (seed 001 section 4.2): share of the top l relevant to some
+--      informational intent or holding the first relevant document of a navigational one.
+CREATE OR REPLACE TEMP MACRO ntd_efp(cutoff) AS TABLE
+WITH effective AS (
+    SELECT run_id, topic, count(DISTINCT rank) AS n
+    FROM (
+        SELECT r.run_id, r.topic, r.rank, i.intent_type,
+               min(r.rank) OVER (PARTITION BY r.run_id, r.topic, r.intent) AS first_rank
+        FROM ev_div_ranked r
+        JOIN ev_ntd_intent() i ON i.topic = r.topic AND i.intent = r.intent
+        WHERE r.rel >= 1
+    )
+    WHERE rank <= cutoff AND (intent_type <> 'nav' OR rank = first_rank)
+    GROUP BY run_id, topic
+)
+SELECT b.run_id, b.topic, coalesce(e.n, 0) / cutoff AS value
+FROM ev_base() b
+LEFT JOIN effective e ON e.run_id = b.run_id AND e.topic = b.topic;
+
+-- measure: PMP
+-- macro: ntd_pmp
+-- params: cutoff INTEGER = 10
+-- summary: mean
+-- doc: Precision@l for the most probable intent of the topic's probabilities (uniform: every
+--      intent with a relevant document); ties go to the first intent (numbers, then names).
+CREATE OR REPLACE TEMP MACRO ntd_pmp(cutoff) AS TABLE
+WITH candidates AS (
+    SELECT topic, intent, probability AS prob FROM ev_div_intent WHERE probability IS NOT NULL
+    UNION ALL
+    SELECT topic, intent, prob FROM ev_ntd_intent()
+    WHERE topic NOT IN (SELECT topic FROM ev_div_intent WHERE probability IS NOT NULL)
+),
+top_intent AS (
+    SELECT topic, intent FROM candidates
+    QUALIFY row_number() OVER (PARTITION BY topic
+                               ORDER BY prob DESC, try_cast(intent AS BIGINT) NULLS LAST,
+                                        intent) = 1
+),
+hits AS (
+    SELECT r.run_id, r.topic, count(*) AS n
+    FROM ev_div_ranked r JOIN top_intent t ON t.topic = r.topic AND t.intent = r.intent
+    WHERE r.rel >= 1 AND r.rank <= cutoff
+    GROUP BY r.run_id, r.topic
+)
+SELECT b.run_id, b.topic, coalesce(h.n, 0) / cutoff AS value
+FROM ev_base() b
+LEFT JOIN hits h ON h.run_id = b.run_id AND h.topic = b.topic;

@@ -1,0 +1,7 @@
+import pytest
+from _stats_helpers import realistic_matrix
+
+
+@pytest.fixture
+def matrix_50x12():
+    return realistic_matrix(50, 12, seed=7)
