@@ -140,3 +140,48 @@ def nev_text(result) -> str:
                 raise ValueError("the .nev facts need syslen, jrel, jnonrel, r1 and rp")
             out += format_topic(topic, data)
     return "".join(line + "\n" for line in out)
+
+
+def read_res(path: str | Path) -> list[str]:
+    """A per-topic `.res` file (TRECsplitruns output): one document per line, in rank order."""
+    return [line.strip() for line in Path(path).read_text().splitlines() if line.strip()]
+
+
+def evaluate_rel_res(rel: str | Path, res: str | Path, *, gains: dict | None = None,
+                     cutoffs: tuple = (1000,), topic: str = "", judged_only: bool = False,
+                     measures: list[str] | None = None) -> str:
+    """`ntcir_eval label [-j] -r REL < RES | ntcir_eval compute -r REL -g ... -cutoffs ...
+    -out TOPIC` on NTCIREVAL's per-topic files: the .nev block of one topic (nothing when the
+    topic has no relevant document). `measures` defaults to ntcir_eval's full set
+    (`ntcireval-j` adds the `compute -j` lines). A document listed twice in the .res file is
+    kept once (ntcir_eval would count it twice)."""
+    import pyarrow as pa
+
+    from ..evaluate import EvalOptions, evaluate
+    from ..measures import NtcirSettings, parse_measures
+    from ..warehouse import connect
+    judged = read_rel(rel)
+    docs = list(dict.fromkeys(read_res(res)))
+    settings = NtcirSettings(gains=dict(gains or {}), cutoffs=tuple(cutoffs), prefer=True)
+    requests = parse_measures(measures or [], ntcir=settings)
+    con = connect(None)
+    try:
+        cid = con.execute("INSERT INTO campaign (name) VALUES ('rel-res') "
+                          "RETURNING campaign_id").fetchone()[0]
+        qid = con.execute("INSERT INTO qrels (campaign_id, name, format) VALUES (?, ?, 'rel') "
+                          "RETURNING qrels_id", [cid, str(rel)]).fetchone()[0]
+        rid = con.execute("INSERT INTO run (campaign_id, name) VALUES (?, ?) "
+                          "RETURNING run_id", [cid, Path(res).name]).fetchone()[0]
+        rel_rows = pa.table({"doc": list(judged), "rel": pa.array(list(judged.values()),
+                                                                  pa.int32())})
+        con.register("rel_rows", rel_rows)
+        con.execute("INSERT INTO judgment SELECT ?, ?, '', doc, rel FROM rel_rows", [qid, topic])
+        res_rows = pa.table({"doc": docs, "pos": pa.array(range(1, len(docs) + 1), pa.int64())})
+        con.register("res_rows", res_rows)
+        con.execute("INSERT INTO run_row SELECT ?, ?, doc, -pos, pos, pos FROM res_rows",
+                    [rid, topic])
+        result = evaluate(con, [rid], qid, requests,
+                          EvalOptions(order="file", judged_only=judged_only, complete=True))
+        return nev_text(result)
+    finally:
+        con.close()

@@ -2,7 +2,8 @@
 -- SIGIR 2007 (seed 000 eq 22-23), as ntcir_eval.c `eval_compute` computes them when given -j.
 -- They are meant for the condensed list (ntcir_eval `label -j`; here `-J`), where
 -- n(r) = r - C(r) is the number of judged non-relevant documents above rank r. Sums run over
--- ranks with g(r) > 0. N = 0 makes most of them undefined (ntcir_eval refuses): NULL here.
+-- ranks with g(r) > 0. N = 0 makes bpref, bpref_N and rpref_N undefined (ntcir_eval refuses
+-- -j then): NULL here.
 -- penalty(r) = sum_{j<r, g(j) < g(r)} (g(r) - g(j))/g(r), over every document above r
 -- (an unjudged one, possible only without -J, counts as gain 0).
 
@@ -34,8 +35,8 @@ s AS (
            sum(1.0 - least(b.num_rel, x.n) / b.num_rel) AS b_r,
            sum(1.0 - x.n / nullif(b.num_nonrel, 0)) AS b_n,
            sum(CASE WHEN x.rank > 1 THEN 1.0 - x.n / (x.rank - 1) ELSE 0.0 END) AS b_rel,
-           sum(x.g * (1.0 - x.penalty / (b.num_rel + b.num_nonrel - i.cg_r / b.gmax)))
-               AS r_n,
+           sum(x.g * (1.0 - x.penalty
+                               / nullif(b.num_rel + b.num_nonrel - i.cg_r / b.gmax, 0))) AS r_n,
            sum(x.g * CASE WHEN x.rank > 1 THEN 1.0 - x.penalty / (x.rank - 1) ELSE 0.0 END)
                AS r_rel,
            sum(x.g * (1.0 - x.penalty / x.rank)) AS r_rel2
@@ -49,7 +50,7 @@ SELECT b.run_id, b.topic, b.num_rel, b.num_nonrel, i.cg_r,
        coalesce(s.b_r, 0.0) AS b_r,
        CASE WHEN b.num_nonrel > 0 THEN coalesce(s.b_n, 0.0) END AS b_n,
        coalesce(s.b_rel, 0.0) AS b_rel,
-       coalesce(s.r_n, 0.0) AS r_n, coalesce(s.r_rel, 0.0) AS r_rel,
+       CASE WHEN b.num_nonrel > 0 THEN coalesce(s.r_n, 0.0) END AS r_n, coalesce(s.r_rel, 0.0) AS r_rel,
        coalesce(s.r_rel2, 0.0) AS r_rel2
 FROM ntcir_base(gains) b
 JOIN ideal i ON i.topic = b.topic
