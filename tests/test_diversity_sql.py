@@ -396,7 +396,7 @@ def test_ntcireval_ia_values(ntcir_values, cutoff):
 def test_ntcireval_cli_lines(kind, cutoff):
     """`irw eval --format ntcireval --diversity K --intents Dtest.DINprob --cutoffs l --order
     file Dtest.Dqrels TRECRUN`: every line printed is a line of NTCIREVAL's file (the #
-    measures formed from printed components as its scripts do); IA sums may differ by 1e-4."""
+    measures and the IA sums formed from printed components as its scripts do)."""
     from typer.testing import CliRunner
 
     from irwarehouse.cli import app
@@ -412,13 +412,9 @@ def test_ntcireval_cli_lines(kind, cutoff):
     expected = set(file_lines)
     printed = res.output.splitlines()
     assert len(printed) == (18 if kind != "IA" else 9)
-    missing = [line for line in printed if line not in expected]
-    if kind == "IA":
-        assert len(missing) <= 1          # 0001 IA-nERR@0020: 0.1552 vs NTCIREVAL's 0.1553
-    else:
-        assert missing == []
-        positions = [file_lines.index(line) for line in printed]
-        assert positions == sorted(positions)        # in the file's order
+    assert [line for line in printed if line not in expected] == []
+    positions = [file_lines.index(line) for line in printed]
+    assert positions == sorted(positions)            # in the file's order
 
 
 @pytest.mark.realdata
