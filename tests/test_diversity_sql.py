@@ -257,14 +257,14 @@ def test_measure_names():
 @given(rng=st.randoms(use_true_random=False),
        alpha=st.sampled_from([0.5, 0.0, 0.25, 0.3, 0.7, 1.0]),
        beta=st.sampled_from([0.5, 0.2, 0.8, 1.0]),
-       order=st.sampled_from(["rank", "score"]))
-def test_sql_matches_oracle(loaded, rng, alpha, beta, order):
+       order=st.sampled_from(["rank", "score"]), depth=st.sampled_from([None, None, 1, 3, 10]))
+def test_sql_matches_oracle(loaded, rng, alpha, beta, order, depth):
     qrels, runs = _random_case(rng, tied_scores=order == "score")
     loaded.load(qrels, runs)
-    got = loaded.values(_measures(alpha, beta), EvalOptions(order=order))
+    got = loaded.values(_measures(alpha, beta), EvalOptions(order=order, depth=depth))
     for topic, subs in qrels.items():
         rows = [(d, rank, score) for d, score, rank in runs[topic]]
-        ranking = oracle.ndeval_order(rows, traditional=order == "score")
+        ranking = oracle.ndeval_order(rows, traditional=order == "score")[:depth]   # ndeval -M
         want = oracle.ndeval_topic(ranking, subs, alpha=alpha, beta=beta)
         for (t, name), value in got.items():
             if t == str(topic):
