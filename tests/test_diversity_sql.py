@@ -596,3 +596,18 @@ def test_seed001_scheme_is_the_sample_iprob(tmp_path):
         tid, intent, prob = line.split()
         if tid in ("0001", "0003"):          # every intent has a relevant document there
             assert f"{got[(tid, intent)]:.4f}" == prob
+
+
+@pytest.mark.realdata
+@pytest.mark.slow
+@needs_trec2012
+def test_raw_nist_diversity_qrels_give_the_same_csv():
+    """NIST's qrels.diversity (spam -2, subtopics without relevant documents) evaluates as
+    qrels-for-ndeval does: negative levels are not relevant and empty subtopics do not count."""
+    run = "rm.results-cata"
+    result = evaluate_files(TREC2012 / "qrels" / "qrels.diversity.txt",
+                            [TREC2012 / "runs" / f"{run}.txt.gz"],
+                            list(diversity.NDEVAL_COLUMNS), options=MODES["c.traditional"],
+                            qrels_format="diversity")
+    expected = (TREC2012 / "expected_ndeval" / f"{run}.ndeval2012.c.traditional.csv").read_text()
+    assert render(result, "ndeval", per_topic=True) == expected
