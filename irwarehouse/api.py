@@ -19,7 +19,7 @@ from . import ingest as _ingest
 from .errors import WarehouseError
 from .evaluate import EvalOptions, EvalResult, definition_hash, evaluate
 from .ingest import transaction
-from .measures import parse_measures, wants_runid
+from .measures import NtcirSettings, parse_measures, wants_runid
 from .warehouse import connect
 
 
@@ -50,6 +50,23 @@ class Warehouse:
                    keep_first: bool = False) -> int:
         return _ingest.ingest_run(self.con, path, campaign, name=name, team=team,
                                   replace=replace, keep_first=keep_first)
+
+    def ingest_run_table(self, table, campaign: str, name: str | None = None,
+                         team: str | None = None, *, replace: bool = False,
+                         keep_first: bool = False) -> int:
+        """Store a run given as a pyarrow Table, pandas DataFrame or Parquet file path, with
+        columns topic, doc, score (rank and tag optional): validated like a run file, written
+        in one transaction. Returns its run_id."""
+        from .analyst.tables import ingest_run_table
+        return ingest_run_table(self.con, table, campaign, name=name, team=team,
+                                replace=replace, keep_first=keep_first)
+
+    def export(self, kind: str, campaign: str, out, *, fmt: str = "parquet",
+               measure: str | None = None) -> int:
+        """Write a campaign's per-topic scores (`kind="scores"`) or run rows (`"runs"`) as
+        parquet, csv or arrow (IPC file); returns the number of rows written."""
+        from .analyst.tables import export_reader, write_stream
+        return write_stream(export_reader(self.con, kind, campaign, measure), fmt, out)
 
     def ingest_intents(self, path, campaign: str, *, normalise: bool = False) -> int:
         """Intent probabilities/types (NTCIREVAL Iprob or DINprob) for diversity measures."""
@@ -92,13 +109,15 @@ class Warehouse:
     # -- evaluation -------------------------------------------------------------------------
     def evaluate(self, measures: list[str], *, campaign: str, runs: list[str] | None = None,
                  qrels: str | None = None, store: bool = False,
-                 options: EvalOptions | None = None) -> EvalResult:
+                 options: EvalOptions | None = None,
+                 ntcir: NtcirSettings | None = None) -> EvalResult:
         """Evaluate stored runs of a campaign; with `store`, materialise the per-topic values
-        into the `score` table (replacing earlier values of the same measure and options)."""
+        into the `score` table (replacing earlier values of the same measure and options).
+        `ntcir`: gains and cutoffs of NTCIREVAL's measures (measures.NtcirSettings)."""
         options = options or EvalOptions()
         qid = self.qrels_id(campaign, qrels)
         run_ids = self.run_ids(campaign, runs)
-        requests = parse_measures(measures, version=options.version)
+        requests = parse_measures(measures, version=options.version, ntcir=ntcir)
         result = evaluate(self.con, run_ids, qid, requests, options)
         result.runid = wants_runid(measures)
         if store:
@@ -142,11 +161,13 @@ class Warehouse:
 
 def evaluate_files(qrels: str | Path, runs: list[str | Path], measures: list[str], *,
                    options: EvalOptions | None = None, qrels_format: str = "qrels",
-                   keep_first: bool = False, intents: str | Path | None = None) -> EvalResult:
+                   keep_first: bool = False, intents: str | Path | None = None,
+                   ntcir: NtcirSettings | None = None) -> EvalResult:
     """trec_eval on files: a private in-memory warehouse, nothing written to disk. `intents`:
-    an intent probability/type file for the diversity measures."""
+    an intent probability/type file for the diversity measures; `ntcir`: NTCIREVAL's gains and
+    cutoffs."""
     options = options or EvalOptions()
-    requests = parse_measures(measures, version=options.version)
+    requests = parse_measures(measures, version=options.version, ntcir=ntcir)
     with Warehouse(None) as wh:
         qid = wh.ingest_qrels(qrels, "files", fmt=qrels_format)
         if intents is not None:

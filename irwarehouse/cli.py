@@ -15,6 +15,8 @@ app = typer.Typer(help="irwarehouse: IR evaluation in a DuckDB warehouse.", no_a
                   add_completion=False, pretty_exceptions_enable=False)
 ingest_app = typer.Typer(help="Put qrels and runs into the warehouse.", no_args_is_help=True)
 app.add_typer(ingest_app, name="ingest")
+from .meta.cli import meta_app  # noqa: E402
+app.add_typer(meta_app, name="meta")
 
 WarehouseOpt = Annotated[Optional[Path], typer.Option(
     "--warehouse", "-w", help="Warehouse file (default: $IRW_WAREHOUSE or ./irw.duckdb).")]
@@ -218,8 +220,13 @@ def eval_cmd(
     cutoffs: Annotated[Optional[str], typer.Option(
         help="NTCIREVAL cutoffs for the @k measures, e.g. 1,10 (default 10 for --diversity).")]
     = None,
+    gains: Annotated[Optional[str], typer.Option(
+        "--gains", "-g", help="NTCIREVAL gain per level: 1:2 (L1=1, L2=2, as ntcir_eval -g) "
+        "or pairs 1:1,2:3,3:7 / S:3,A:2,B:1. Default: gain = level.")] = None,
 ):
-    """Evaluate runs, like trec_eval: `irw eval QRELS RUN -m map -m P.10` or `--campaign C`."""
+    """Evaluate runs, like trec_eval: `irw eval QRELS RUN -m map -m P.10` or `--campaign C`.
+    `--format ntcireval` prints ntcir_eval's .nev (its full set when no -m is given), over the
+    first 1000 documents (-M 1000) of every judged topic (-c), as NTCIREVAL."""
     def body():
         from .diversity import cli_measures
         from .errors import IrwError
@@ -231,15 +238,20 @@ def eval_cmd(
         if intents is not None and campaign:
             raise IrwError("--intents is for QRELS RUN files; store a campaign's intents with "
                            "`irw ingest intents`")
-        opts = EvalOptions(threshold=level, judged_only=judged_only, depth=depth,
-                           complete=complete, order=order.value, version=trec_eval_version)
+        # ntcir_eval's .nev: its full ad hoc set, the first 1000 documents (-M 1000) of every
+        # judged topic (-c). The diversity layouts (--diversity) have their own defaults.
+        nev = fmt == Format.ntcireval and diversity is None
+        ntcir = _ntcir_settings(gains, None if diversity else cutoffs, nev)
+        opts = EvalOptions(threshold=level, judged_only=judged_only,
+                           depth=1000 if nev and depth is None else depth,
+                           complete=complete or nev, order=order.value, version=trec_eval_version)
         if campaign:
             if files:
                 raise IrwError("give either files or --campaign, not both")
             from .api import Warehouse
             with Warehouse(_warehouse_path(warehouse), create=False) as wh:
                 result = wh.evaluate(measure_names, campaign=campaign, runs=run, qrels=qrels,
-                                     store=store, options=opts)
+                                     store=store, options=opts, ntcir=ntcir)
         else:
             if not files or len(files) < 2:
                 raise IrwError("usage: irw eval QRELS RUN [RUN ...] (or --campaign NAME)")
@@ -249,7 +261,7 @@ def eval_cmd(
             from .api import evaluate_files
             result = evaluate_files(files[0], files[1:], measure_names, options=opts,
                                     qrels_format=qrels_format.value, keep_first=keep_first,
-                                    intents=intents)
+                                    intents=intents, ntcir=ntcir)
         sys.stdout.write(render(result, fmt.value, per_topic=query))
     _guard(body)
 
@@ -319,6 +331,12 @@ def compare(
     _guard(body)
 
 
+def _ntcir_settings(gains: Optional[str], cutoffs: Optional[str], prefer: bool):
+    from .measures import NtcirSettings, parse_cutoffs, parse_gains
+    return NtcirSettings(gains=parse_gains(gains) if gains else {},
+                         cutoffs=parse_cutoffs(cutoffs) if cutoffs else (1000,), prefer=prefer)
+
+
 @app.command()
 def measures():
     """List the measures the SQL files define."""
@@ -353,6 +371,215 @@ def demo(
             n = wh.con.execute("SELECT count(*) FROM score").fetchone()[0]
         typer.echo(f"{n} per-topic scores stored in {warehouse}; try:\n"
                    f"  duckdb {warehouse} \"SELECT * FROM run_score\"")
+    _guard(body)
+
+
+# -- analyst commands (issue 7): sql, schema, export, ingest runs, report ----------------------
+class SqlFormat(str, Enum):
+    table = "table"
+    csv = "csv"
+    json = "json"
+    parquet = "parquet"
+
+
+@app.command("sql")
+def sql_cmd(
+    query: Annotated[Optional[str], typer.Argument(help="One read-only query ('-' reads it "
+                     "from standard input).")] = None,
+    file: Annotated[Optional[Path], typer.Option("--file", "-f", exists=True, dir_okay=False,
+                    help="Read the query from a file.")] = None,
+    fmt: Annotated[SqlFormat, typer.Option("--format", help="Output format.")] = SqlFormat.table,
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write to a file "
+                   "(needed for parquet).")] = None,
+    max_rows: Annotated[int, typer.Option(help="Rows shown by the table format.")] = 40,
+    write: Annotated[bool, typer.Option("--write", help="Allow statements that change the "
+                     "warehouse or read files (no guard, read-write connection).")] = False,
+    warehouse: WarehouseOpt = None,
+):
+    """Run analyst SQL on the warehouse: one read-only query unless --write."""
+    def body():
+        from .analyst.query import query_stream, write_result
+        from .errors import IrwError
+        if (query is None) == (file is None):
+            raise IrwError('give a query or --file, e.g. irw sql "SELECT * FROM run_score"')
+        text = file.read_text(encoding="utf-8") if file else query
+        if text == "-":
+            text = sys.stdin.read()
+        with query_stream(_warehouse_path(warehouse), text, write=write) as result:
+            write_result(result, fmt.value, out=out, max_rows=max_rows)
+    _guard(body)
+
+
+@app.command("schema")
+def schema_cmd(
+    name: Annotated[Optional[str], typer.Argument(help="One table, view or macro in full.")]
+    = None,
+    warehouse: Annotated[Optional[Path], typer.Option("--warehouse", "-w", help="Describe this "
+                         "warehouse file (default: the schema of a new warehouse).")] = None,
+):
+    """List the warehouse's tables, views and macros with their columns and docs."""
+    def body():
+        from .analyst.schema_doc import describe, schema_text
+        from .errors import IrwError
+        if warehouse:
+            from .warehouse import connect
+            con = connect(warehouse, read_only=True, create=False)
+            try:
+                relations = describe(con)
+            finally:
+                con.close()
+        else:
+            relations = describe()
+        if name and name not in {r.name for r in relations}:
+            raise IrwError(f"no table, view or macro {name!r} (see `irw schema`)")
+        typer.echo(schema_text(relations, name=name), nl=False)
+    _guard(body)
+
+
+class ExportFormat(str, Enum):
+    parquet = "parquet"
+    csv = "csv"
+    arrow = "arrow"
+
+
+export_app = typer.Typer(help="Write scores or runs of a campaign as Parquet, CSV or Arrow.",
+                         no_args_is_help=True)
+app.add_typer(export_app, name="export")
+
+
+def _export(kind: str, campaign: str, fmt: ExportFormat, out: Path, measure, warehouse) -> None:
+    def body():
+        from .api import Warehouse
+        with Warehouse(_warehouse_path(warehouse), read_only=True, create=False) as wh:
+            n = wh.export(kind, campaign, out, fmt=fmt.value, measure=measure)
+        typer.echo(f"wrote {n} {kind} rows of campaign {campaign} to {out}", err=True)
+    _guard(body)
+
+
+@export_app.command("scores")
+def export_scores(
+    campaign: Annotated[str, typer.Option("--campaign", "-C", help="Campaign name.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output file.")],
+    fmt: Annotated[ExportFormat, typer.Option("--format", help="File format (arrow = Arrow "
+                   "IPC file).")] = ExportFormat.parquet,
+    measure: Annotated[Optional[str], typer.Option("--measure", "-m", help="Only this stored "
+                       "measure (e.g. map, P_10).")] = None,
+    warehouse: WarehouseOpt = None,
+):
+    """Per-topic scores of a campaign (the topic_score view)."""
+    _export("scores", campaign, fmt, out, measure, warehouse)
+
+
+@export_app.command("runs")
+def export_runs(
+    campaign: Annotated[str, typer.Option("--campaign", "-C", help="Campaign name.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Output file.")],
+    fmt: Annotated[ExportFormat, typer.Option("--format", help="File format (arrow = Arrow "
+                   "IPC file).")] = ExportFormat.parquet,
+    warehouse: WarehouseOpt = None,
+):
+    """Ranked rows of every run of a campaign (campaign, run, team, topic, doc, rank, score)."""
+    _export("runs", campaign, fmt, out, None, warehouse)
+
+
+class RunNames(str, Enum):
+    tag = "tag"
+    file = "file"
+
+
+@ingest_app.command("runs")
+def ingest_runs(
+    folder: Annotated[Path, typer.Argument(help="Folder of TREC run files (may be gzipped).",
+                      exists=True, file_okay=False)],
+    campaign: Annotated[str, typer.Option("--campaign", "-C", help="Campaign name.")],
+    team_pattern: Annotated[Optional[str], typer.Option(
+        help="Regex on the file name; its first group is the team (default: the run name up "
+        "to its first digit or dot).")] = None,
+    glob: Annotated[str, typer.Option(help="Only files matching this glob.")] = "*",
+    names: Annotated[RunNames, typer.Option(help="Name runs by their run tag or by their "
+                     "file name (for runs that share a tag).")] = RunNames.tag,
+    year: Annotated[Optional[int], typer.Option(help="Record the campaign's year.")] = None,
+    venue: Annotated[Optional[str], typer.Option(help="Record the campaign's venue.")] = None,
+    replace: Annotated[bool, typer.Option(help="Replace runs of the same name.")] = False,
+    skip_existing: Annotated[bool, typer.Option(help="Skip runs already stored.")] = False,
+    keep_going: Annotated[bool, typer.Option(help="Ingest the good files and list the bad "
+                          "ones at the end (exit 1) instead of stopping.")] = False,
+    keep_first: Annotated[bool, typer.Option(help="Keep the first of duplicate documents.")]
+    = False,
+    warehouse: WarehouseOpt = None,
+):
+    """Ingest every run file of a folder (one transaction per run), with a progress bar."""
+    def body():
+        from .analyst.bulk import StderrProgress, ingest_folder, run_files, set_campaign_info
+        from .api import Warehouse
+        files = run_files(folder, glob)
+        with Warehouse(_warehouse_path(warehouse)) as wh:
+            set_campaign_info(wh.con, campaign, year=year, venue=venue)
+            bar = StderrProgress(len(files), "ingesting runs")
+            result = ingest_folder(wh.con, folder, campaign, team_pattern=team_pattern,
+                                   glob=glob, replace=replace, skip_existing=skip_existing,
+                                   keep_going=keep_going, keep_first=keep_first,
+                                   names=names.value, progress=bar.step)
+        for name, run, team in result.stored:
+            typer.echo(f"{name}\t{run}\tteam={team or ''}")
+        for name, why in result.skipped:
+            typer.echo(f"skipped {name}: {why}", err=True)
+        for name, error in result.failed:
+            typer.echo(f"irw: error: {error}", err=True)
+        typer.echo(f"{len(result.stored)} runs stored in campaign {campaign}"
+                   + (f", {len(result.skipped)} skipped" if result.skipped else "")
+                   + (f", {len(result.failed)} failed" if result.failed else ""), err=True)
+        if result.failed:
+            raise typer.Exit(1)
+    _guard(body)
+
+
+def _pair(text: Optional[str]) -> Optional[tuple[str, str]]:
+    """'X,Y' -> (X, Y), splitting at the comma that leaves two parseable measure names."""
+    if text is None:
+        return None
+    from .errors import IrwError
+    from .measures import parse_measures
+    for i, ch in enumerate(text):
+        if ch == ",":
+            left, right = text[:i].strip(), text[i + 1:].strip()
+            try:
+                parse_measures([left])
+                parse_measures([right])
+            except IrwError:
+                continue
+            return left, right
+    raise IrwError(f"--scatter needs two measures 'X,Y', got {text!r}")
+
+
+@app.command("report")
+def report_cmd(
+    campaign: Annotated[str, typer.Option("--campaign", "-C", help="Campaign name.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for report.html, figures/ "
+                   "and queries/.")],
+    measure: Annotated[Optional[list[str]], typer.Option("--measure", "-m", help="Measure; "
+                       "repeatable; the first one drives the plots. Default: map, P.10, "
+                       "ndcg_cut.10.")] = None,
+    baseline: Annotated[Optional[str], typer.Option(help="Run to compare against (default: "
+                        "the median run by the first measure).")] = None,
+    qrels: Annotated[Optional[str], typer.Option("--qrels", help="Which stored qrels.")] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the randomised Tukey HSD test.")] = 1,
+    scatter: Annotated[Optional[str], typer.Option(help="Two measures 'X,Y' whose per-run "
+                       "means are plotted against each other (e.g. a diversity campaign's "
+                       "D-nDCG@10 and I-rec@10).")] = None,
+    warehouse: WarehouseOpt = None,
+):
+    """Write a self-contained HTML report (plots as PNG/SVG too); missing scores are evaluated
+    and stored first."""
+    def body():
+        from .analyst.report import build_report
+        from .api import Warehouse
+        path = _warehouse_path(warehouse)
+        with Warehouse(path, create=False) as wh:
+            html_path = build_report(wh, campaign, out, measures=measure, baseline=baseline,
+                                     qrels=qrels, warehouse_label=path, seed=seed,
+                                     scatter=_pair(scatter))
+        typer.echo(f"report written to {html_path}")
     _guard(body)
 
 

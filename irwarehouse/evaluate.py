@@ -20,6 +20,7 @@ ORDERS = ("score", "rank", "file")
 # counting (no full sort of the run); above it, one window sort is cheaper. Measured with
 # bench/bench_eval.py (sparse 7,000-topic run vs dense 100-run campaign).
 COUNTING_PLAN_MAX_JUDGED_PER_LIST = 40
+MACROS_PER_STATEMENT = 4
 
 
 @dataclass(frozen=True)
@@ -111,7 +112,10 @@ def _macro_query(requests: list[MeasureRequest]) -> tuple[str, list]:
 
 def _bind(value):
     if isinstance(value, dict):
-        keys = sorted(value)
+        # Keep the order the pairs were given in: trec_eval's gain table (G, ndcg_rel, Rndcg)
+        # lists the level=gain parameters first, in that order, and the order decides ties
+        # between gains less than 1 apart (sql/metrics/gain.sql).
+        keys = list(value)
         return duckdb.Value({"key": keys, "value": [value[k] for k in keys]},
                             duckdb.map_type(duckdb.sqltype("INTEGER"), duckdb.sqltype("DOUBLE")))
     return value
@@ -124,8 +128,13 @@ def evaluate(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: int,
     build_context(con, run_ids, qrels_id, opts)
     if diversity.needed(requests):
         diversity.prepare(con, requests, _context_params(qrels_id, opts))
-    query, values = _macro_query(requests)
-    con.execute(f"CREATE OR REPLACE TEMP TABLE ev_scores AS {query}", values)
+    # A few macros per statement: planning one UNION ALL of many macros grows faster than
+    # linearly (52 NTCIREVAL macros: seconds in one statement, a fraction in small batches).
+    con.execute("CREATE OR REPLACE TEMP TABLE ev_scores (run_id INTEGER, topic VARCHAR, "
+                "measure VARCHAR, value DOUBLE, text VARCHAR)")
+    for i in range(0, len(requests), MACROS_PER_STATEMENT):
+        query, values = _macro_query(requests[i:i + MACROS_PER_STATEMENT])
+        con.execute(f"INSERT INTO ev_scores {query}", values)
     con.execute("CREATE OR REPLACE TEMP TABLE ev_measures (measure VARCHAR, summary VARCHAR, "
                 "ord INTEGER)")
     con.executemany("INSERT INTO ev_measures VALUES (?, ?, ?)",

@@ -81,8 +81,15 @@ def ingest_run(con: duckdb.DuckDBPyConnection, path, campaign: str, *, name: str
     the file; a name already stored is refused unless `replace`. Returns its run_id."""
     path = Path(path)
     tag = stage_run(con, path, keep_first=keep_first)
-    name = _check_name("run", name or tag)
-    digest = sha256_of(path)
+    return store_staged_run(con, campaign, name=name or tag, team=team,
+                            source=str(path.resolve()), digest=sha256_of(path), replace=replace)
+
+
+def store_staged_run(con: duckdb.DuckDBPyConnection, campaign: str, *, name: str,
+                     team: str | None, source: str, digest: str, replace: bool = False) -> int:
+    """Write the validated TEMP table stage_run as run `name` of `campaign`, in one
+    transaction (shared by file and table ingest). Returns its run_id."""
+    name = _check_name("run", name)
     with transaction(con):
         cid = campaign_id(con, campaign, create=True)
         old = con.execute("SELECT run_id FROM run WHERE campaign_id = ? AND name = ?",
@@ -97,7 +104,7 @@ def ingest_run(con: duckdb.DuckDBPyConnection, path, campaign: str, *, name: str
         rid = con.execute("""
             INSERT INTO run (campaign_id, name, team, source_path, sha256, num_rows)
             VALUES (?, ?, ?, ?, ?, ?) RETURNING run_id""",
-                          [cid, name, team, str(path.resolve()), digest, n]).fetchone()[0]
+                          [cid, name, team, source, digest, n]).fetchone()[0]
         con.execute("INSERT INTO run_row SELECT ?, topic, doc, score, rank, file_order "
                     "FROM stage_run", [rid])
     return rid

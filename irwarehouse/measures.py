@@ -7,13 +7,20 @@ Accepted names:
   ir_measures: AP, AP@10, P@10, nDCG, nDCG@10, RR, R@100, Rprec, Bpref, infAP, SetP, SetR,
                SetF(beta=1), SetAP, NumQ, NumRet, NumRel, NumRelRet, IPrec@0.1, Success@10,
                RBP(p=0.8), Judged@10.
+  NTCIREVAL:   the names ntcir_eval prints (RR, O-measure, P-measure, P-plus, AP, Q-measure,
+               NCUrb,P, NCUrb,BR, NCUrb,IE, RBP, ERR, EBR, iRBU; at a cutoff AP@k, Q@k, NCUrb,*@k,
+               nDCG@k, MSnDCG@k, Prec@k, RBP@k, nRBP@k, ERR@k, nERR@k, EBR@k, nEBR@k, iRBU@k,
+               niRBU@k, Hit@k, with `@10` or `@0010`), aliases Q, O, P+, P@k, and R-measure, WRR,
+               NWRR; parameters as `Q(beta=0.5)`, `nDCG(logb=10)@10`, `RBP(p=0.8)`. Names that
+               ir_measures also has (AP, RR, RBP, nDCG@k, P@k) mean NTCIREVAL's only with
+               `ntcir:` in front (`ntcir:nDCG@10`) or with NTCIREVAL preferred (--format ntcireval).
 """
 
 from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from .errors import MeasureError, SqlAssetError
@@ -53,6 +60,8 @@ class MeasureRequest:
 
     @property
     def order_key(self):
+        if self.mdef.ntcir:
+            return (len(TREC_EVAL_ORDER), "\x7f", ntcir_position(self), self.name)
         base = self.mdef.name
         pos = TREC_EVAL_ORDER.index(base) if base in TREC_EVAL_ORDER else len(TREC_EVAL_ORDER)
         arg = self.args[0] if self.args and isinstance(self.args[0], (int, float)) else 0
@@ -189,20 +198,26 @@ def wants_runid(names: list[str] | None) -> bool:
                for raw in (names or ["official"]) for t in _split_list(raw))
 
 
-def parse_measures(names: list[str], *, version: int = 9) -> list[MeasureRequest]:
+def parse_measures(names: list[str], *, version: int = 9,
+                   ntcir: NtcirSettings | None = None) -> list[MeasureRequest]:
     """Measure requests for the given names, in trec_eval's output order, without duplicates.
     As in trec_eval, a family given with explicit parameters (`-m relstring.20`) replaces the
-    default-parameter version that a set such as all_trec brings. `runid` is accepted and
-    computes nothing (see `wants_runid`)."""
+    default-parameter version that a set such as all_trec brings; `runid` is accepted and
+    computes nothing (see `wants_runid`). `ntcir` gives the gains and cutoffs of NTCIREVAL's
+    measures; with `ntcir.prefer` (the .nev output) NTCIREVAL's names win, its facts are always
+    included, and no names means NTCIREVAL's full per-topic set."""
+    ntcir = ntcir or NtcirSettings()
+    default = NTCIR_DEFAULT_SET if ntcir.prefer else ["official"]
+    texts = (NTCIR_FACTS if ntcir.prefer else []) + [t for raw in (names or default)
+                                                     for t in _split_list(raw)]
     from_sets: dict[str, MeasureRequest] = {}
     explicit: dict[str, MeasureRequest] = {}
-    for raw in names or ["official"]:
-        for text in _split_list(raw):
-            if text == "runid":
-                continue
-            target = from_sets if text in ("all_trec", "official") else explicit
-            for req in _parse_one(text, version):
-                target.setdefault(req.name, req)
+    for text in texts:
+        if text == "runid":
+            continue
+        target = from_sets if text in ("all_trec", "official") else explicit
+        for req in _parse_one(text, version, ntcir):
+            target.setdefault(req.name, req)
     overridden = {r.mdef.name for r in explicit.values() if r.name != r.mdef.name}
     out = {n: r for n, r in from_sets.items() if r.mdef.name not in overridden}
     for name, req in explicit.items():
@@ -215,7 +230,15 @@ def _split_list(raw: str) -> list[str]:
     return [t for t in raw.split() if t]
 
 
-def _parse_one(text: str, version: int) -> list[MeasureRequest]:
+def _parse_one(text: str, version: int, ntcir: NtcirSettings) -> list[MeasureRequest]:
+    if text in NTCIR_SETS:                   # ntcir_eval compute's set, without or with -j
+        return [req for name in NTCIR_SETS[text] for req in _ntcir_measure(name, ntcir)]
+    if text.startswith("ntcir:") or ntcir.prefer:
+        found = _ntcir_measure(text, ntcir)
+        if found is not None:
+            return found
+        if text.startswith("ntcir:"):
+            raise MeasureError(f"unknown NTCIREVAL measure {text[6:]!r}")
     if text in ("all_trec", "official"):
         names = TREC_EVAL_ORDER if text == "all_trec" else OFFICIAL
         reqs = []
@@ -231,6 +254,10 @@ def _parse_one(text: str, version: int) -> list[MeasureRequest]:
     irm = _ir_measures_measure(text)
     if irm is not None:
         return irm
+    if text.partition(".")[0] not in registry():     # trec_eval's names keep their meaning
+        found = _ntcir_measure(text, ntcir)
+        if found is not None:
+            return found
     name, dot, params = text.partition(".")
     if "_" in name and name not in registry():           # P_10, ndcg_cut_10 (printed form)
         head, _, tail = name.rpartition("_")
@@ -239,3 +266,201 @@ def _parse_one(text: str, version: int) -> list[MeasureRequest]:
     if dot and not params:
         raise MeasureError(f"{text}: empty parameter list")
     return _trec_eval_measure(name, params if dot else None)
+
+
+# ---------------------------------------------------------------------------------------------
+# NTCIREVAL names. The table is read from the `-- ntcir:` headers of sql/metrics/ntcir_*.sql
+# (`Q-measure`, `Q@k`); these are the names ntcir_eval prints, in the order it prints them.
+
+NTCIR_FACTS = ["syslen", "jrel", "jnonrel", "r1", "rp"]
+NTCIR_PLAIN_ORDER = ["RR", "O-measure", "P-measure", "P-plus", "AP", "Q-measure", "NCUrb,P",
+                     "NCUrb,BR", "NCUrb,IE", "RBP", "ERR", "EBR", "iRBU"]
+NTCIR_CUTOFF_ORDER = ["AP", "Q", "NCUrb,P", "NCUrb,BR", "NCUrb,IE", "nDCG", "MSnDCG", "Prec",
+                      "RBP", "nRBP", "ERR", "nERR", "EBR", "nEBR", "iRBU", "niRBU", "Hit"]
+NTCIR_EXTRA_ORDER = ["R-measure", "WRR", "NWRR", "NCUgu,P", "NCUgu,BR"]
+# `compute -j` (condensed lists) prints these after the cutoff blocks.
+NTCIR_BPREF_ORDER = ["bpref", "bpref_R", "bpref_N", "bpref_relative", "rpref_N",
+                     "rpref_relative", "rpref_relative2"]
+# ntcir_eval compute's output without -j: the facts, 13 values, 17 per cutoff.
+NTCIR_DEFAULT_SET = NTCIR_PLAIN_ORDER + [f"{stem}@k" for stem in NTCIR_CUTOFF_ORDER]
+NTCIR_SETS = {"ntcireval": NTCIR_FACTS + NTCIR_DEFAULT_SET,
+              "ntcireval-j": NTCIR_FACTS + NTCIR_DEFAULT_SET + NTCIR_BPREF_ORDER}
+NTCIR_ALIASES = {"Q": "Q-measure", "O": "O-measure", "P": "P-measure", "P+": "P-plus",
+                 "Pplus": "P-plus", "P-plus": "P-plus", "R": "R-measure"}
+NTCIR_CUTOFF_ALIASES = {"P": "Prec", "Q-measure": "Q"}
+NTCIR_DEFAULT_CUTOFFS = (1000,)
+_NTCIR_RE = re.compile(r"^(?:ntcir:)?([A-Za-z][A-Za-z0-9_,+\-]*?)(?:\((.*)\))?(?:@(\d+|k))?$")
+
+
+@dataclass(frozen=True)
+class NtcirSettings:
+    """ntcir_eval's options: `-g` (level -> gain; empty = gain is the level) and `-cutoffs`;
+    `prefer`: resolve names as NTCIREVAL's first (the .nev output)."""
+    gains: dict = field(default_factory=dict)
+    cutoffs: tuple = NTCIR_DEFAULT_CUTOFFS
+    prefer: bool = False
+
+
+_LEVEL_NAMES = {"S": 3, "A": 2, "B": 1}
+
+
+def _level(text: str) -> int:
+    t = text.strip()
+    if t in _LEVEL_NAMES:
+        return _LEVEL_NAMES[t]
+    if t[:1] in ("L", "l"):
+        t = t[1:]
+    if not t.isdigit():
+        raise MeasureError(f"bad relevance level {text!r} (use 1, L1, or S/A/B)")
+    return int(t)
+
+
+def parse_gains(text: str, *, what: str = "gains", monotone: bool = True) -> dict[int, float]:
+    """Gain values per level: ntcir_eval's `1:2:3` (the gains of L1, L2, L3) or explicit pairs
+    `1:1,2:3,3:7`, `L1:1,L2:3`, `S:3,A:2,B:1` (S/A/B = L3/L2/L1), `1=1,2=3`. ntcir_eval refuses
+    gains that decrease with the level (`monotone`); WRR penalties do decrease."""
+    text = text.strip()
+    if not text:
+        return {}
+    if "," not in text and "=" not in text and not any(c.isalpha() for c in text):
+        values = [float(_number(v, "DOUBLE", "gains")) for v in text.split(":")]
+        gains = {i: v for i, v in enumerate(values, start=1)}
+    else:
+        gains = {}
+        for pair in filter(None, text.split(",")):
+            level, sep, gain = pair.replace("=", ":").partition(":")
+            if not sep:
+                raise MeasureError(f"gains: expected level:gain pairs, got {pair!r}")
+            gains[_level(level)] = float(_number(gain, "DOUBLE", "gains"))
+    if any(v < 0 for v in gains.values()):
+        raise MeasureError(f"{what} must be >= 0")
+    levels = sorted(gains)
+    if monotone and any(gains[a] > gains[b] for a, b in zip(levels, levels[1:])):
+        raise MeasureError("gain values must not decrease with the level (as ntcir_eval)")
+    return gains
+
+
+def parse_cutoffs(text: str) -> tuple[int, ...]:
+    """ntcir_eval's `-cutoffs 1,10`."""
+    values = tuple(int(_number(t, "INTEGER", "cutoffs")) for t in text.split(",") if t.strip())
+    if not values or any(v <= 0 for v in values):
+        raise MeasureError("cutoffs must be positive integers")
+    return values
+
+
+@lru_cache(maxsize=1)
+def _ntcir_tables() -> tuple[dict[str, MeasureDef], dict[str, MeasureDef]]:
+    plain, cut = {}, {}
+    for mdef in registry().values():
+        if mdef.ntcir.endswith("@k"):
+            cut[mdef.ntcir[:-2]] = mdef
+        elif mdef.ntcir:
+            plain[mdef.ntcir] = mdef
+    return plain, cut
+
+
+def ntcir_label(mdef: MeasureDef, args: tuple) -> str:
+    """The name ntcir_eval prints: `Q-measure`, `Q@0010`."""
+    if mdef.ntcir.endswith("@k"):
+        return "%s@%04d" % (mdef.ntcir[:-2], args[[p.name for p in mdef.params].index("cutoff")])
+    return mdef.ntcir
+
+
+def ntcir_position(req: MeasureRequest) -> int:
+    """Sort key in ntcir_eval's print order: facts, the 13 values, extras, then per cutoff."""
+    label = req.mdef.ntcir
+    if label.endswith("@k"):
+        stem = label[:-2]
+        cutoff = req.args[[p.name for p in req.mdef.params].index("cutoff")]
+        idx = NTCIR_CUTOFF_ORDER.index(stem) if stem in NTCIR_CUTOFF_ORDER else 99
+        return 1000 + cutoff * 100 + idx
+    if label in NTCIR_BPREF_ORDER:
+        return 10**9 + NTCIR_BPREF_ORDER.index(label)
+    for i, names in enumerate((NTCIR_FACTS, NTCIR_PLAIN_ORDER, NTCIR_EXTRA_ORDER)):
+        if label in names:
+            return i * 100 + names.index(label)
+    return 999
+
+
+def _ntcir_value(p, text: str, measure: str):
+    if p.type == "MAP":
+        return parse_gains(text, what=p.name, monotone=p.name == "gains")
+    return _number(text, p.type, measure)
+
+
+def _ntcir_default(p):
+    if p.type == "MAP":
+        return parse_gains(p.default.strip("{} "), what=p.name, monotone=p.name == "gains")
+    return _number(p.default, p.type, p.name)
+
+
+def _ntcir_measure(text: str, settings: NtcirSettings) -> list[MeasureRequest] | None:
+    """Requests for an NTCIREVAL name, or None when `text` is not one."""
+    plain, cut = _ntcir_tables()
+    mdef_by_macro = registry().get(text.removeprefix("ntcir:"))
+    if mdef_by_macro is not None and mdef_by_macro.ntcir:      # the macro name itself: ntcir_q
+        mdef, kwargs_text, cutoff_text = mdef_by_macro, None, None
+    else:
+        m = _NTCIR_RE.match(text)
+        if not m:
+            return None
+        stem, kwargs_text, cutoff_text = m.groups()
+        if cutoff_text is not None:
+            if settings.prefer or text.startswith("ntcir:"):
+                stem = NTCIR_CUTOFF_ALIASES.get(stem, stem)
+            elif stem == "Q-measure":
+                stem = "Q"
+            mdef = cut.get(stem)
+        else:
+            name = NTCIR_ALIASES.get(stem, stem)
+            if stem in ("P", "R") and not (settings.prefer or text.startswith("ntcir:")):
+                return None                      # trec_eval's P and ir_measures' R
+            mdef = plain.get(name) or cut.get(stem)
+        if mdef is None:
+            return None
+    kwargs = {}
+    for part in filter(None, (kwargs_text or "").split(";" if ";" in (kwargs_text or "")
+                                                       else ",")):
+        key, sep, value = part.partition("=")
+        if not sep:
+            raise MeasureError(f"{text}: expected name=value parameters")
+        kwargs[key.strip()] = value.strip()
+    names = {p.name for p in mdef.params}
+    unknown = set(kwargs) - names - {"cutoff"}
+    if unknown:
+        raise MeasureError(f"{text}: unknown parameter(s) {sorted(unknown)}; "
+                           f"{mdef.ntcir} takes {', '.join(sorted(names - {'cutoff'}))}")
+    is_cut = mdef.ntcir.endswith("@k")
+    if is_cut:
+        if cutoff_text not in (None, "k"):
+            cutoffs = (int(cutoff_text),)
+        elif "cutoff" in kwargs:
+            cutoffs = parse_cutoffs(kwargs.pop("cutoff"))
+        else:
+            cutoffs = tuple(settings.cutoffs)
+        if any(k <= 0 for k in cutoffs):
+            raise MeasureError(f"{text}: cutoffs must be positive")
+    elif cutoff_text is not None:
+        raise MeasureError(f"{text}: {mdef.ntcir} takes no @cutoff")
+    else:
+        cutoffs = (None,)
+    out = []
+    for k in cutoffs:
+        args = []
+        for p in mdef.params:
+            if p.name == "cutoff":
+                args.append(k)
+            elif p.name in kwargs:
+                args.append(_ntcir_value(p, kwargs[p.name], text))
+            elif p.name == "gains":
+                args.append(dict(settings.gains))
+            else:
+                args.append(_ntcir_default(p))
+        if settings.prefer and not kwargs:
+            name = ntcir_label(mdef, tuple(args))
+        elif is_cut and cutoff_text in (None, "k"):           # expanded over the cutoffs
+            name = f"{text.removesuffix('@k')}@{k}"
+        else:
+            name = text
+        out.append(MeasureRequest(mdef, tuple(args), name))
+    return out

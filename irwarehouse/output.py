@@ -91,4 +91,7 @@ def render(result: EvalResult, fmt: str, *, per_topic: bool) -> str:
     if fmt == "ndeval":
         from .diversity import ndeval_text
         return ndeval_text(result)
+    if fmt == "ntcireval":                      # per-topic .nev blocks only, as ntcir_eval
+        from .formats.ntcir import nev_text
+        return nev_text(result)
     raise ValueError(f"unknown format {fmt!r}")

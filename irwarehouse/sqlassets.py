@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 
 from .errors import SqlAssetError
@@ -76,6 +75,7 @@ class MeasureDef:
     kind: str = "number"           # number | text (relstring)
     doc: str = ""
     macro_args: tuple[str, ...] = field(default=())
+    ntcir: str = ""                # NTCIREVAL's printed name (`Q-measure`, `Q@k`), if any
 
 
 def _parse_header(lines: list[str]) -> dict[str, str]:
@@ -134,7 +134,7 @@ def measure_defs_in(path: Path) -> list[MeasureDef]:
             integer=meta.get("integer", "false") == "true",
             since=int(meta.get("since", "9")), doc=meta.get("doc", ""),
             kind=meta.get("kind", "number"),
-            macro_args=args))
+            macro_args=args, ntcir=meta.get("ntcir", "")))
     return defs
 
 

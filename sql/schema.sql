@@ -101,6 +101,13 @@ CREATE TABLE IF NOT EXISTS pool_doc (
     teams        VARCHAR[]          -- contributing teams
 );
 
+-- The runs a pool was built from and the team each run was counted for.
+CREATE TABLE IF NOT EXISTS pool_run (
+    pool_id      INTEGER NOT NULL,
+    run_id       INTEGER NOT NULL,
+    team         VARCHAR NOT NULL
+);
+
 -- Materialised per-topic metric values. `measure` is the canonical name with its parameters
 -- (e.g. P_10, ndcg_cut_10); `options` records the evaluation options (-l, -J, -M, order, version).
 CREATE TABLE IF NOT EXISTS score (
@@ -157,3 +164,110 @@ SELECT campaign, run, team, qrels, measure, options, count(*) AS num_topics, avg
        stddev_samp(value) AS sd
 FROM topic_score
 GROUP BY ALL;
+
+-- ==== analyst views (issue 7) =====================================================================
+-- Stable, documented relations for analysts; `irw schema` prints each one with the comment
+-- block just above it (first line = the one-line doc). Every view keeps qrels and evaluation
+-- options as columns: means over different judgment sets or options are never mixed.
+
+-- Cornish-Fisher expansion of the Student t quantile from the normal quantile z (Abramowitz &
+-- Stegun 26.7.5); used by t_quantile_975 above 30 degrees of freedom.
+CREATE OR REPLACE MACRO t_cornish_fisher(z, df) AS
+    z + (z ^ 3 + z) / (4 * df)
+      + (5 * z ^ 5 + 16 * z ^ 3 + 3 * z) / (96 * df ^ 2)
+      + (3 * z ^ 7 + 19 * z ^ 5 + 17 * z ^ 3 - 15 * z) / (384 * df ^ 3)
+      + (79 * z ^ 9 + 776 * z ^ 7 + 1482 * z ^ 5 - 1920 * z ^ 3 - 945 * z) / (92160 * df ^ 4);
+
+-- Two-sided 95% Student t critical value t(0.975, df): exact table for df 1..30 (scipy
+-- t.ppf, 10 digits), Cornish-Fisher expansion around z = 1.959964 above (error < 1e-7).
+CREATE OR REPLACE MACRO t_quantile_975(df) AS CASE
+    WHEN df IS NULL OR df < 1 THEN NULL
+    WHEN df <= 30 THEN [12.7062047362, 4.3026527297, 3.1824463053, 2.7764451052, 2.5705818356,
+                        2.4469118511, 2.3646242516, 2.3060041352, 2.2621571628, 2.2281388520,
+                        2.2009851601, 2.1788128297, 2.1603686565, 2.1447866879, 2.1314495456,
+                        2.1199052992, 2.1098155778, 2.1009220402, 2.0930240544, 2.0859634473,
+                        2.0796138447, 2.0738730679, 2.0686576104, 2.0638985616, 2.0595385528,
+                        2.0555294386, 2.0518305165, 2.0484071418, 2.0452296421,
+                        2.0422724563][CAST(df AS INTEGER)]
+    ELSE t_cornish_fisher(CAST(1.959963984540054 AS DOUBLE), CAST(df AS DOUBLE))
+END;
+
+-- Runs with their campaign's venue and year and a system family (team, else run-name prefix).
+-- family: the team when known, else the run name up to its first digit, dot, dash or underscore.
+CREATE OR REPLACE VIEW run_family AS
+SELECT r.run_id, c.name AS campaign, c.venue, c.year, r.name AS run, r.team,
+       coalesce(nullif(r.team, ''),
+                nullif(regexp_extract(r.name, '^([^0-9._-]+)', 1), ''), r.name) AS family
+FROM run r JOIN campaign c USING (campaign_id);
+
+-- Per-run means with t-based 95% confidence intervals over topics (one row per run x measure).
+-- ci = mean +- t(0.975, n-1) * sd / sqrt(n), the interval of Sakai (2014) "Statistical reform
+-- in IR"; topics are the sample, so it says how stable the mean is to another topic set. NULL
+-- bounds when n < 2.
+CREATE OR REPLACE VIEW run_mean_ci AS
+SELECT campaign, run, team, qrels, measure, options, num_topics, mean, sd,
+       sd / sqrt(num_topics) AS se,
+       t_quantile_975(num_topics - 1) AS t_crit,
+       mean - t_quantile_975(num_topics - 1) * sd / sqrt(num_topics) AS ci_low,
+       mean + t_quantile_975(num_topics - 1) * sd / sqrt(num_topics) AS ci_high
+FROM run_score;
+
+-- Topic difficulty: each topic's mean, spread and range of a measure over the runs of a campaign.
+-- difficulty_rank 1 = the hardest topic (lowest mean over runs) of that campaign and measure.
+CREATE OR REPLACE VIEW topic_difficulty AS
+SELECT *, rank() OVER (PARTITION BY campaign, qrels, measure, options
+                       ORDER BY mean ASC, topic) AS difficulty_rank
+FROM (
+    SELECT campaign, qrels, measure, options, topic, count(*) AS num_runs, avg(value) AS mean,
+           stddev_samp(value) AS sd, min(value) AS min, median(value) AS median,
+           max(value) AS max
+    FROM topic_score
+    GROUP BY campaign, qrels, measure, options, topic
+);
+
+-- Per-topic deltas of every run of the baseline's campaign against the baseline run.
+-- delta = value - baseline_value; usage: SELECT * FROM run_delta('STANDARD', 'map').
+-- Runs are paired within a campaign; add WHERE campaign = '...' when the baseline's name
+-- exists in several campaigns. (No `param := default` here: sqlglot checks this file.)
+CREATE OR REPLACE MACRO run_delta(baseline_run, measure_name) AS TABLE
+SELECT s.campaign, s.run, b.run AS baseline, s.qrels, s.measure, s.options, s.topic, s.value,
+       b.value AS baseline_value, s.value - b.value AS delta
+FROM topic_score s
+JOIN topic_score b
+  ON b.campaign = s.campaign AND b.qrels = s.qrels AND b.measure = s.measure
+ AND b.options = s.options AND b.topic = s.topic
+WHERE b.run = baseline_run AND s.run <> baseline_run AND s.measure = measure_name;
+
+-- Per-run summary of run_delta: mean delta, topics won/lost/tied against the baseline.
+-- usage: SELECT * FROM run_delta_summary('STANDARD', 'map') ORDER BY mean_delta DESC.
+CREATE OR REPLACE MACRO run_delta_summary(baseline_run, measure_name) AS TABLE
+SELECT campaign, run, baseline, qrels, measure, options, count(*) AS num_topics,
+       avg(delta) AS mean_delta, stddev_samp(delta) AS sd_delta,
+       count(*) FILTER (WHERE delta > 0) AS wins, count(*) FILTER (WHERE delta < 0) AS losses,
+       count(*) FILTER (WHERE delta = 0) AS ties
+FROM run_delta(baseline_run, measure_name)
+GROUP BY ALL;
+
+-- Cross-campaign line-up: every run's mean of a measure with its campaign, year and family.
+-- rank_in_campaign 1 = best mean of that campaign/measure; relative_to_best = mean / best mean;
+-- compare a family over years with WHERE family = 'X', or a measure with WHERE measure = 'map'.
+CREATE OR REPLACE VIEW cross_campaign AS
+SELECT f.campaign, f.venue, f.year, f.family, f.team, f.run, s.qrels, s.measure, s.options,
+       s.num_topics, s.mean,
+       rank() OVER w_desc AS rank_in_campaign,
+       count(*) OVER w AS runs_in_campaign,
+       s.mean / nullif(max(s.mean) OVER w, 0) AS relative_to_best,
+       s.mean - median(s.mean) OVER w AS minus_campaign_median
+FROM run_score s
+JOIN run_family f ON f.campaign = s.campaign AND f.run = s.run
+WINDOW w AS (PARTITION BY s.campaign, s.qrels, s.measure, s.options),
+       w_desc AS (PARTITION BY s.campaign, s.qrels, s.measure, s.options ORDER BY s.mean DESC);
+
+-- One row per campaign and measure: how many runs, and the best, median and worst run means.
+CREATE OR REPLACE VIEW campaign_measure AS
+SELECT campaign, venue, year, qrels, measure, options, count(*) AS num_runs,
+       max(mean) AS best, median(mean) AS median, min(mean) AS worst,
+       arg_max(run, mean) AS best_run
+FROM cross_campaign
+GROUP BY ALL;
+-- ==== end of analyst views ========================================================================

@@ -70,8 +70,9 @@ def check_readable(path: Path) -> None:
 
 
 def _is_skipped(text: str) -> bool:
+    """Blank lines, `#` comments and NTCIR's `<SYSDESC>...</SYSDESC>` run description line."""
     stripped = text.strip()
-    return not stripped or stripped.startswith("#")
+    return not stripped or stripped.startswith(("#", "<SYSDESC>"))
 
 
 def _check_number(value: str, what: str, integer: bool) -> str | None:
@@ -138,7 +139,8 @@ def _stage_lines(con: duckdb.DuckDBPyConnection, path: Path, table: str) -> None
         FROM read_csv($path, columns = {{'line': 'VARCHAR'}}, delim = '\\x01', quote = '',
                       escape = '', header = false, auto_detect = false, strict_mode = false,
                       null_padding = false, compression = 'auto')
-        WHERE trim(line) <> '' AND NOT starts_with(ltrim(line), '#')""", {"path": str(path)})
+        WHERE trim(line) <> '' AND NOT starts_with(ltrim(line), '#')
+          AND NOT starts_with(ltrim(line), '<SYSDESC>')""", {"path": str(path)})
 
 
 def stage_run(con: duckdb.DuckDBPyConnection, path: Path, *, keep_first: bool = False) -> str:

@@ -61,7 +61,9 @@ def achieved_significance(count, B: int, *, plus_one: bool = False):
 def at_least_as_extreme(null_values, observed):
     """null >= observed, tolerant to rounding (as scipy.stats.permutation_test)."""
     observed = np.asarray(observed, dtype=float)
-    return np.asarray(null_values) >= observed - _TIE_TOLERANCE * np.abs(observed)
+    # observed * (1 -+ tol) rather than observed - tol |observed|: the same threshold, and an
+    # infinite t (a constant non-zero difference) stays inf instead of inf - inf = NaN.
+    return np.asarray(null_values) >= observed * (1.0 - _TIE_TOLERANCE * np.sign(observed))
 
 
 def studentise(mean, variance, n: int):

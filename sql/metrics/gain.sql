@@ -1,7 +1,6 @@
 -- trec_eval's graded-gain measures besides ndcg: G, ndcg_rel and Rndcg (trec_eval 9.0.8 m_G.c,
--- m_ndcg_rel.c, m_Rndcg.c; unchanged in 10.0). All three share trec_eval's gain table
--- (setup_gains) and walk the "ideal" ranking built from it; see /work/notes/trec_eval_semantics.md,
--- sections "Gains", "G", "ndcg_rel", "Rndcg".
+-- m_ndcg_rel.c, m_Rndcg.c; the same in 10.0). All three share trec_eval's gain table
+-- (setup_gains in each of those files) and walk the "ideal" ranking built from it.
 --
 -- Gains (`gain_map` = MAP(level -> gain), trec_eval `G.1=3,2=9`):
 --   * a judged level v >= 0 has gain gain_map[v] when listed, else v;
@@ -11,11 +10,18 @@
 -- Ideal ranking: the gain table sorted ascending and read from its end (largest gain first), one
 -- entry per judged document of that level, stopping at the first gain <= 0. trec_eval compares
 -- gains with `(int)(g1 - g2)`, so gains less than 1 apart compare equal and keep the table order
--- (parameters in the order given, then the unlisted levels 0, 1, 2, ...): e.g. `ndcg_rel.2=4.5,1=4.2`
--- puts the 4.2 documents first in the ideal ranking. Rg = length of the ideal ranking.
--- Known difference: when such "equal" gains chain over more than 1 (e.g. gains 0, 0.6, 1.2), the
--- comparator is not an ordering and glibc's merge sort result depends on the input order; here
--- the chain is kept as one group in table order.
+-- (parameters in the order given, then the unlisted levels 0, 1, 2, ...): e.g.
+-- `ndcg_rel.2=4.5,1=4.2` puts the 4.2 documents first in the ideal ranking.
+-- Rg = length of the ideal ranking.
+-- Division by zero follows IEEE as in C (inf, nan), e.g. G with "-1=g" gains, Rndcg when R > 0
+-- but no gain is positive.
+-- Known differences from trec_eval, both outside any ordinary use:
+--   * when "equal" gains chain over a span of 1 or more (e.g. gains 0, 0.6, 1.2) the comparator is
+--     not an ordering and glibc's merge sort result depends on the input order; here the chain is
+--     one group kept in table order;
+--   * for a topic whose judgments are all negative trec_eval reuses the level counts of the topic
+--     evaluated before it (stale state in form_res_rels.c); here it has no levels. This shows only
+--     with "-1=g" / "-2=g" gains.
 
 -- block: ev_gain_table
 -- trec_eval's gain table per judged topic, one row per entry: the level=gain parameters first,
@@ -103,6 +109,17 @@ SELECT topic, k, gain,
 FROM ranked
 WINDOW w AS (PARTITION BY topic ORDER BY k ROWS UNBOUNDED PRECEDING);
 
+-- block: ev_gain_lists
+-- The evaluated lists with the length the gain measures see: num_ret, except that trec_eval
+-- 10.0 with -c scores a judged topic absent from the run as the one-document list
+-- ['ceci_nest_pas_un_docno'] (a document outside the qrels, so it has gain "-1=g").
+CREATE OR REPLACE TEMP MACRO ev_gain_lists() AS TABLE
+SELECT b.run_id, b.topic, b.num_rel,
+       CASE WHEN NOT rt.in_run AND (SELECT max(trec_eval_version) FROM ev_options) >= 10
+            THEN 1 ELSE b.num_ret END AS num_ret
+FROM ev_base() b
+JOIN ev_run_topic rt ON rt.run_id = b.run_id AND rt.topic = b.topic;
+
 -- block: ev_gain_ranked
 -- The retrieved documents with a non-zero gain, per (run, topic), with running sums by rank:
 --   sum_gain = sum_{j<=k} g(j) and dcg = sum_{j<=k} g(j) / log2(j + 1).
@@ -118,7 +135,7 @@ WITH pooled AS (
 ),
 outside_pool AS (                      -- only when a "-1=g" parameter exists
     SELECT run_id, topic, rank, CAST(gain_map[-1] AS DOUBLE) AS gain
-    FROM (SELECT run_id, topic, unnest(range(1, num_ret + 1)) AS rank FROM ev_base()
+    FROM (SELECT run_id, topic, unnest(range(1, num_ret + 1)) AS rank FROM ev_gain_lists()
           WHERE coalesce(gain_map[-1], 0) <> 0) all_ranks
     WHERE NOT EXISTS (SELECT 1 FROM ev_ranked r WHERE r.run_id = all_ranks.run_id
                         AND r.topic = all_ranks.topic AND r.rank = all_ranks.rank)
@@ -173,14 +190,15 @@ LEFT JOIN summed s ON s.run_id = b.run_id AND s.topic = b.topic;
 -- doc: trec_eval's nDCG averaged over the relevant documents (m_ndcg_rel.c): the sum over
 --      retrieved documents of positive gain at rank k of DCG(k)/IDCG(min(k, Rg)), plus
 --      (Rg - their number) * DCG(num_ret)/IDCG(Rg) for the ones not retrieved, divided by Rg,
---      Rg = length of the ideal ranking; 0 when Rg = 0 or the sum is not positive.
+--      Rg = length of the ideal ranking; 0 when the sum is not positive.
 CREATE OR REPLACE TEMP MACRO ndcg_rel(gains) AS TABLE
 WITH ideal AS (
     SELECT * FROM ev_gain_ideal(gains)
 ),
-ideal_totals AS (
-    SELECT topic, any_value(num_ideal) AS num_ideal, max(idcg) AS idcg_full
-    FROM ideal GROUP BY topic
+topic_ideal AS (                       -- Rg and IDCG(Rg); 0 and 0.0 for an empty ideal ranking
+    SELECT t.topic, coalesce(max(i.k), 0) AS num_ideal, coalesce(max(i.idcg), 0.0) AS idcg_full
+    FROM ev_topic t LEFT JOIN ideal i ON i.topic = t.topic
+    GROUP BY t.topic
 ),
 gained AS (
     SELECT * FROM ev_gain_ranked(gains)
@@ -189,7 +207,7 @@ retrieved_rel AS (                     -- ndcg at each retrieved document of pos
     SELECT d.run_id, d.topic, count(*) AS num_pos,
            sum(d.dcg / coalesce(i.idcg, t.idcg_full)) AS ndcg_sum
     FROM gained d
-    JOIN ideal_totals t ON t.topic = d.topic
+    JOIN topic_ideal t ON t.topic = d.topic
     LEFT JOIN ideal i ON i.topic = d.topic AND i.k = d.rank
     WHERE d.gain > 0
     GROUP BY d.run_id, d.topic
@@ -198,18 +216,20 @@ final_dcg AS (                         -- DCG of the whole retrieved list
     SELECT run_id, topic, arg_max(dcg, rank) AS dcg FROM gained GROUP BY run_id, topic
 ),
 summed AS (
+    -- Rg = 0 (possible when "-1=g"/"-2=g" give gains to documents outside the ideal ranking)
+    -- divides by IDCG = 0 as trec_eval does: IEEE inf/nan, then "sum > 0" decides.
     SELECT b.run_id, b.topic, t.num_ideal,
-           coalesce(r.ndcg_sum, 0)
-             + (t.num_ideal - coalesce(r.num_pos, 0)) * coalesce(f.dcg, 0) / t.idcg_full AS s
+           coalesce(r.ndcg_sum, 0.0)
+             + ((t.num_ideal - coalesce(r.num_pos, 0)) * coalesce(f.dcg, 0.0)) / t.idcg_full
+             AS s
     FROM ev_base() b
-    JOIN ideal_totals t ON t.topic = b.topic
+    JOIN topic_ideal t ON t.topic = b.topic
     LEFT JOIN retrieved_rel r ON r.run_id = b.run_id AND r.topic = b.topic
     LEFT JOIN final_dcg f ON f.run_id = b.run_id AND f.topic = b.topic
 )
-SELECT b.run_id, b.topic,
-       CASE WHEN s.s > 0 THEN s.s / s.num_ideal ELSE 0 END AS value
-FROM ev_base() b
-LEFT JOIN summed s ON s.run_id = b.run_id AND s.topic = b.topic;
+SELECT run_id, topic,
+       CASE WHEN s > 0 AND NOT isnan(s) THEN s / num_ideal ELSE 0.0 END AS value
+FROM summed;
 
 -- measure: Rndcg
 -- params: gains MAP = {}
@@ -223,7 +243,7 @@ WITH ideal AS (
     SELECT * FROM ev_gain_ideal(gains)
 ),
 level_ends AS (                        -- the R-level cutoffs b and IDCG(b)
-    SELECT topic, k AS b, idcg FROM ideal WHERE ends_level
+    SELECT topic, k AS cutoff, idcg FROM ideal WHERE ends_level
 ),
 ideal_totals AS (
     SELECT topic, any_value(num_ideal) AS num_ideal, max(idcg) AS idcg_full
@@ -233,17 +253,17 @@ gained AS (
     SELECT * FROM ev_gain_ranked(gains)
 ),
 points AS (                            -- ndcg at each R-level cutoff (DCG frozen at num_ret)
-    SELECT b.run_id, b.topic,
+    SELECT l.run_id, l.topic,
            coalesce((SELECT arg_max(d.dcg, d.rank) FROM gained d
-                     WHERE d.run_id = b.run_id AND d.topic = b.topic
-                       AND d.rank <= least(e.b, b.num_ret)), 0) / e.idcg AS ndcg
-    FROM ev_base() b JOIN level_ends e ON e.topic = b.topic
+                     WHERE d.run_id = l.run_id AND d.topic = l.topic
+                       AND d.rank <= least(e.cutoff, l.num_ret)), 0) / e.idcg AS ndcg
+    FROM ev_gain_lists() l JOIN level_ends e ON e.topic = l.topic
     UNION ALL                          -- the implied last level change at num_ret
-    SELECT b.run_id, b.topic,
+    SELECT l.run_id, l.topic,
            coalesce((SELECT arg_max(d.dcg, d.rank) FROM gained d
-                     WHERE d.run_id = b.run_id AND d.topic = b.topic), 0) / t.idcg_full
-    FROM ev_base() b JOIN ideal_totals t ON t.topic = b.topic
-    WHERE b.num_ret > t.num_ideal + 1
+                     WHERE d.run_id = l.run_id AND d.topic = l.topic), 0) / t.idcg_full
+    FROM ev_gain_lists() l JOIN ideal_totals t ON t.topic = l.topic
+    WHERE l.num_ret > t.num_ideal + 1
 ),
 averaged AS (
     SELECT run_id, topic, avg(ndcg) AS ndcg FROM points GROUP BY run_id, topic

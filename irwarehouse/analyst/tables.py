@@ -1,0 +1,188 @@
+"""Arrow/Parquet/pandas at the warehouse boundary: exporting scores and runs, and importing a
+run from a table (validated like a run file, stored in one transaction)."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+
+from ..errors import InputError, WarehouseError
+from ..ingest import store_staged_run
+
+EXPORT_FORMATS = ("parquet", "csv", "arrow")
+EXPORT_KINDS = ("scores", "runs")
+
+# The exported relations; a campaign (and, for scores, a measure) is a bound parameter.
+_EXPORT_SQL = {
+    "scores": """
+        SELECT campaign, run, team, qrels, topic, measure, family, params, options, value,
+               computed_at
+        FROM topic_score
+        WHERE campaign = $campaign AND ($measure IS NULL OR measure = $measure)
+        ORDER BY run, measure, topic""",
+    "runs": """
+        SELECT i.campaign, i.run, i.team, rr.topic, rr.doc, rr.rank, rr.score, rr.file_order
+        FROM run_row rr JOIN run_info i USING (run_id)
+        WHERE i.campaign = $campaign
+        ORDER BY i.run, rr.file_order""",
+}
+
+
+def export_reader(con: duckdb.DuckDBPyConnection, kind: str, campaign: str,
+                  measure: str | None = None) -> pa.RecordBatchReader:
+    """A stream of record batches of the scores or run rows of a campaign."""
+    if kind not in EXPORT_KINDS:
+        raise WarehouseError(f"unknown export {kind!r}; use one of {', '.join(EXPORT_KINDS)}")
+    if not con.execute("SELECT count(*) FROM campaign WHERE name = ?", [campaign]).fetchall()[0][0]:
+        raise WarehouseError(f"no campaign {campaign!r} in the warehouse")
+    params = {"campaign": campaign}
+    if kind == "scores":
+        params["measure"] = measure
+    elif measure:
+        raise WarehouseError("--measure applies to score exports only")
+    return con.sql(_EXPORT_SQL[kind], params=params).to_arrow_reader()
+
+
+def write_stream(reader: pa.RecordBatchReader, fmt: str, out: str | Path) -> int:
+    """Write a batch stream as Parquet, CSV or an Arrow IPC file; returns the row count.
+    Written to a temporary name first, so a failed export leaves no half file."""
+    if fmt not in EXPORT_FORMATS:
+        raise WarehouseError(f"unknown format {fmt!r}; use one of {', '.join(EXPORT_FORMATS)}")
+    out = Path(out)
+    tmp = out.with_name(out.name + ".part")
+    rows = 0
+    try:
+        if fmt == "parquet":
+            import pyarrow.parquet as pq
+            with pq.ParquetWriter(str(tmp), reader.schema) as writer:
+                for batch in reader:
+                    writer.write_batch(batch)
+                    rows += batch.num_rows
+        elif fmt == "csv":
+            import pyarrow.csv as pacsv
+            with pacsv.CSVWriter(str(tmp), reader.schema) as writer:
+                for batch in reader:
+                    writer.write_batch(batch)
+                    rows += batch.num_rows
+        else:
+            from pyarrow import ipc
+            with ipc.new_file(str(tmp), reader.schema) as writer:
+                for batch in reader:
+                    writer.write_batch(batch)
+                    rows += batch.num_rows
+        tmp.replace(out)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return rows
+
+
+# -- import ------------------------------------------------------------------------------------
+def as_arrow(table) -> tuple[pa.Table, str, str]:
+    """(Arrow table, source description, sha256) of a pyarrow Table, a pandas DataFrame or a
+    Parquet file path."""
+    if isinstance(table, (str, Path)):
+        import pyarrow.parquet as pq
+        path = Path(table)
+        if not path.is_file():
+            raise InputError(path, None, "no such file")
+        try:
+            arrow = pq.read_table(path)
+        except (pa.ArrowInvalid, OSError) as exc:
+            raise InputError(path, None, f"not a readable Parquet file ({exc})") from None
+        from ..formats.trec import sha256_of
+        return arrow, str(path.resolve()), sha256_of(path)
+    if isinstance(table, pa.Table):
+        arrow, source = table, "<arrow table>"
+    elif type(table).__name__ == "DataFrame" and hasattr(table, "to_dict"):
+        arrow, source = pa.Table.from_pandas(table, preserve_index=False), "<pandas DataFrame>"
+    else:
+        raise WarehouseError(f"cannot ingest a {type(table).__name__}; give a pyarrow Table, "
+                             "a pandas DataFrame or a Parquet file")
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, arrow.schema) as writer:
+        writer.write_table(arrow)
+    return arrow, source, hashlib.sha256(sink.getvalue().to_pybytes()).hexdigest()
+
+
+def stage_run_table(con: duckdb.DuckDBPyConnection, arrow: pa.Table, source: str, *,
+                    keep_first: bool = False) -> str | None:
+    """Validate a run table (columns topic, doc, score; optional rank and tag) and stage it as
+    TEMP table stage_run, exactly like a run file. Row numbers in errors count from 1.
+    Returns the table's single tag, if it has a tag column."""
+    cols = set(arrow.column_names)
+    missing = [c for c in ("topic", "doc", "score") if c not in cols]
+    if missing:
+        raise InputError(source, None, f"missing column(s) {', '.join(missing)} "
+                         "(a run table needs topic, doc, score; rank and tag are optional)")
+    if arrow.num_rows == 0:
+        raise InputError(source, None, "no run rows (empty table)")
+    keep = [c for c in ("topic", "doc", "score", "rank", "tag") if c in cols]
+    con.register("stage_run_input", arrow.select(keep))
+    try:
+        # an integral rank (1, 1.0, '1'); 2.5 is refused, not rounded
+        rank = ("CASE WHEN TRY_CAST(rank_input AS DOUBLE) = TRY_CAST(TRY_CAST(rank_input AS "
+                "DOUBLE) AS BIGINT) THEN TRY_CAST(TRY_CAST(rank_input AS DOUBLE) AS BIGINT) END"
+                ) if "rank" in cols else \
+            "row_number() OVER (PARTITION BY CAST(topic AS VARCHAR) ORDER BY file_order)"
+        tag = "CAST(tag AS VARCHAR)" if "tag" in cols else "NULL::VARCHAR"
+        con.execute(f"""
+            CREATE OR REPLACE TEMP TABLE stage_run_checked AS
+            SELECT *, {rank} AS rank_value
+            FROM (SELECT CAST(topic AS VARCHAR) AS topic, CAST(doc AS VARCHAR) AS doc,
+                         TRY_CAST(score AS DOUBLE) AS score_value, score AS score_input,
+                         {"rank" if "rank" in cols else "NULL"} AS rank_input, {tag} AS tag,
+                         row_number() OVER () - 1 AS file_order
+                  FROM stage_run_input)""")
+    finally:
+        con.unregister("stage_run_input")
+    bad = con.execute("""
+        SELECT file_order + 1, CASE
+            WHEN topic IS NULL OR trim(topic) = '' THEN 'empty topic'
+            WHEN doc IS NULL OR trim(doc) = '' THEN 'empty doc'
+            WHEN score_value IS NULL THEN 'score ' || coalesce(CAST(score_input AS VARCHAR),
+                                                                'NULL') || ' is not a number'
+            WHEN NOT isfinite(score_value) THEN 'score ' || CAST(score_value AS VARCHAR)
+                                                 || ' is not finite'
+            WHEN rank_value IS NULL THEN 'rank ' || coalesce(CAST(rank_input AS VARCHAR), 'NULL')
+                                         || ' is not an integer'
+            END AS problem
+        FROM stage_run_checked WHERE problem IS NOT NULL
+        ORDER BY file_order LIMIT 1""").fetchall()
+    bad = bad[0] if bad else None
+    if bad:
+        raise InputError(source, None, f"row {bad[0]}: {bad[1]}")
+    dup = con.execute("""
+        SELECT topic, doc, min(file_order) + 1, (list(file_order ORDER BY file_order))[2] + 1
+        FROM stage_run_checked GROUP BY topic, doc HAVING count(*) > 1
+        ORDER BY 4 LIMIT 1""").fetchall()
+    dup = dup[0] if dup else None
+    if dup and not keep_first:
+        raise InputError(source, None, f"row {dup[3]}: document {dup[1]!r} appears twice for "
+                         f"topic {dup[0]!r} (first at row {dup[2]})")
+    con.execute("""
+        CREATE OR REPLACE TEMP TABLE stage_run AS
+        SELECT topic, doc, score_value AS score, rank_value AS rank, file_order, tag
+        FROM stage_run_checked
+        QUALIFY row_number() OVER (PARTITION BY topic, doc ORDER BY file_order) = 1""")
+    con.execute("DROP TABLE stage_run_checked")
+    tags = [t for (t,) in con.execute("SELECT DISTINCT tag FROM stage_run WHERE tag IS NOT NULL"
+                                      ).fetchall()]
+    if len(tags) > 1:
+        raise InputError(source, None, f"several run tags in one table ({', '.join(tags[:3])}"
+                         f"{', ...' if len(tags) > 3 else ''}); ingest one run at a time")
+    return tags[0] if tags else None
+
+
+def ingest_run_table(con: duckdb.DuckDBPyConnection, table, campaign: str, *,
+                     name: str | None = None, team: str | None = None, replace: bool = False,
+                     keep_first: bool = False) -> int:
+    """Store a run given as an Arrow table, a pandas DataFrame or a Parquet file."""
+    arrow, source, digest = as_arrow(table)
+    tag = stage_run_table(con, arrow, source, keep_first=keep_first)
+    if not (name or tag):
+        raise WarehouseError("a run table without a tag column needs a name")
+    return store_staged_run(con, campaign, name=name or tag, team=team, source=source,
+                            digest=digest, replace=replace)

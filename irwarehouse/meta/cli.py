@@ -1,0 +1,351 @@
+"""`irw meta ...`: meta-evaluation commands (a typer sub-app registered in irwarehouse/cli.py).
+Heavy imports happen inside the commands so that `irw --help` stays fast."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+meta_app = typer.Typer(help="Meta-evaluation: which metric to trust (discriminative power, swap "
+                       "method, rank correlation, concordance, pools, leave-one-out).",
+                       no_args_is_help=True)
+
+
+class Test(str, Enum):
+    bootstrap = "bootstrap"
+    tukey = "tukey"
+
+
+class Fmt(str, Enum):
+    table = "table"
+    json = "json"
+    csv = "csv"
+
+
+class Variant(str, Enum):
+    bootstrap = "bootstrap"
+    halves = "halves"
+
+
+class Missing(str, Enum):
+    error = "error"
+    drop = "drop"
+    zero = "zero"
+
+
+class Stat(str, Enum):
+    kendall = "kendall"
+    tau_ap = "tau_ap"
+    spearman = "spearman"
+
+
+Campaign = Annotated[str, typer.Option("--campaign", "-C", help="Campaign name.")]
+Measures = Annotated[list[str], typer.Option("--measure", "-m", help="Metric (repeatable), e.g. "
+                                             "-m AP -m P@10 -m nDCG@10.")]
+Runs = Annotated[Optional[list[str]], typer.Option("--run", help="Only these runs (repeatable).")]
+Qrels = Annotated[Optional[str], typer.Option("--qrels", help="Evaluate with this stored qrels "
+                                              "instead of using stored scores.")]
+Seed = Annotated[Optional[int], typer.Option("--seed", help="Random seed (default: fresh, "
+                                             "printed so the result can be replayed).")]
+Resamples = Annotated[Optional[int], typer.Option("-B", help="Resamples (default: bootstrap "
+                                                  "1000, Tukey 5000, swap 1000).")]
+Alpha = Annotated[float, typer.Option("--alpha", help="Significance level.")]
+Format = Annotated[Fmt, typer.Option("--format", "-f", help="Output format.")]
+Plot = Annotated[Optional[Path], typer.Option("--plot", help="Write a plot (.png or .svg).")]
+MissingOpt = Annotated[Missing, typer.Option("--missing", help="Topics a run lacks: error, drop "
+                                             "them, or score 0.")]
+WarehouseOpt = Annotated[Optional[Path], typer.Option(
+    "--warehouse", "-w", help="Warehouse file (default: $IRW_WAREHOUSE or ./irw.duckdb).")]
+
+
+def _guard(fn):
+    """The main CLI's guard; a ValueError of the statistics (bad B, alpha, ...) is a user error
+    here too: one line, exit code 1."""
+    from ..cli import _guard as guard
+    from ..errors import IrwError
+
+    def body():
+        try:
+            return fn()
+        except ValueError as exc:
+            raise IrwError(str(exc)) from exc
+    return guard(body)
+
+
+def _open(warehouse: Optional[Path]):
+    from ..api import Warehouse
+    from ..cli import _warehouse_path
+    return Warehouse(_warehouse_path(warehouse), create=False)
+
+
+def _emit(records, fmt: Fmt, *, columns=None, meta=None) -> None:
+    from .render import render
+    sys.stdout.write(render(records, fmt.value, columns=columns, meta=meta))
+
+
+def _seeded(seed):
+    from ._common import resolve_seed
+    return resolve_seed(seed)
+
+
+def _check_plot(plot: Optional[Path]) -> None:
+    if plot is not None:
+        from ._plot import check_path
+        check_path(plot)
+
+
+def _load(wh, campaign, measures, runs, qrels, missing):
+    from .load import load_metrics
+    return load_metrics(wh, campaign, measures, runs=runs, qrels=qrels, missing=missing.value)
+
+
+@meta_app.command()
+def discpower(campaign: Campaign, measure: Measures, run: Runs = None, qrels: Qrels = None,
+              test: Annotated[Test, typer.Option("--test", help="Significance test.")]
+              = Test.bootstrap,
+              seed: Seed = None, B: Resamples = None, alpha: Alpha = 0.05,
+              pairs: Annotated[bool, typer.Option("--pairs", help="One row per run pair (the "
+                                                  "ASL curves' data).")] = False,
+              fmt: Format = Fmt.table, plot: Plot = None, missing: MissingOpt = Missing.error,
+              warehouse: WarehouseOpt = None):
+    """Discriminative power: share of run pairs with ASL < alpha, delta for significance."""
+    def body():
+        from . import discpower as dp
+        _check_plot(plot)
+        with _open(warehouse) as wh:
+            metrics = _load(wh, campaign, measure, run, qrels, missing)
+        rows = dp.discpower_table(metrics, test=test.value, alpha=alpha, B=B, rng=_seeded(seed))
+        if plot:
+            dp.plot_asl_curves(rows, plot)
+        if pairs:
+            _emit(dp.pair_records(rows, metrics.runs), fmt)
+        else:
+            _emit(dp.table_records(rows), fmt)
+    _guard(body)
+
+
+@meta_app.command()
+def sensitivity(campaign: Campaign, measure: Measures, run: Runs = None, qrels: Qrels = None,
+                seed: Seed = None, B: Resamples = None, alpha: Alpha = 0.05,
+                fmt: Format = Fmt.table, missing: MissingOpt = Missing.error,
+                warehouse: WarehouseOpt = None):
+    """Bootstrap sensitivity (seed 004 Table 4): significant pairs and estimated difference."""
+    def body():
+        from .sensitivity import bootstrap_sensitivity
+        with _open(warehouse) as wh:
+            metrics = _load(wh, campaign, measure, run, qrels, missing)
+        rows = bootstrap_sensitivity(metrics, alpha=alpha, B=B or 1000, rng=_seeded(seed))
+        records = [{**r.record(), "sensitivity": r.cell()} for r in rows]
+        _emit(records, fmt, columns=["measure", "sensitivity", "estimated_difference",
+                                     "raw_difference", "B", "seed"] if fmt == Fmt.table else None)
+    _guard(body)
+
+
+@meta_app.command()
+def swap(campaign: Campaign, measure: Measures, run: Runs = None, qrels: Qrels = None,
+         variant: Annotated[Variant, typer.Option("--variant", help="bootstrap: two topic sets "
+                            "drawn with replacement; halves: disjoint halves.")]
+         = Variant.bootstrap,
+         seed: Seed = None, B: Resamples = None,
+         max_swap_rate: Annotated[float, typer.Option("--max-swap-rate")] = 0.05,
+         bins: Annotated[bool, typer.Option("--bins", help="Swap rate of every bin.")] = False,
+         fmt: Format = Fmt.table, plot: Plot = None, missing: MissingOpt = Missing.error,
+         warehouse: WarehouseOpt = None):
+    """Swap method (seed 004 Table 3): delta with swap rate <= 5% and who meets it."""
+    def body():
+        from . import swap as sw
+        _check_plot(plot)
+        with _open(warehouse) as wh:
+            metrics = _load(wh, campaign, measure, run, qrels, missing)
+        rows = sw.swap_table(metrics, variant=variant.value, B=B or 1000, rng=_seeded(seed),
+                             max_swap_rate=max_swap_rate)
+        if plot:
+            sw.plot_swap_rates(rows, plot)
+        if bins:
+            _emit([b for r in rows for b in r.bin_records()], fmt)
+        else:
+            _emit([r.record() for r in rows], fmt)
+    _guard(body)
+
+
+@meta_app.command()
+def rankcorr(campaign: Campaign, measure: Measures, run: Runs = None, qrels: Qrels = None,
+             stat: Annotated[Optional[list[Stat]], typer.Option(
+                 "--stat", help="kendall, tau_ap (symmetric), spearman (repeatable; default "
+                 "kendall and tau_ap).")] = None,
+             agreement: Annotated[bool, typer.Option(
+                 "--agreement", help="Instead: significantly different pairs in common "
+                 "(seed 001 Table 4), with --test.")] = False,
+             test: Annotated[Test, typer.Option("--test")] = Test.tukey,
+             seed: Seed = None, B: Resamples = None, alpha: Alpha = 0.05,
+             fmt: Format = Fmt.table, missing: MissingOpt = Missing.error,
+             warehouse: WarehouseOpt = None):
+    """Correlation of the run rankings of every pair of metrics (seed 001 Table 5)."""
+    def body():
+        from . import discpower as dp
+        from . import rankcorr as rc
+        with _open(warehouse) as wh:
+            metrics = _load(wh, campaign, measure, run, qrels, missing)
+        if agreement:
+            rows = dp.discpower_table(metrics, test=test.value, alpha=alpha, B=B,
+                                      rng=_seeded(seed))
+            sig = {r.measure: r.significant for r in rows}
+            records = [{**g.__dict__, "cell": g.cell(), "test": test.value,
+                        "seed": rows[0].seed}
+                       for g in rc.significance_agreement({m: sig[m] for m in metrics.measures})]
+            _emit(records, fmt)
+            return
+        stats = [s.value for s in stat] if stat else ["kendall", "tau_ap"]
+        cm = rc.correlation_matrix(metrics.run_means(), statistics=stats)
+        _emit(cm.records(), fmt, meta={"n_runs": cm.n_systems,
+                                       "kendall_critical_0.01": rc.kendall_critical_tau(
+                                           max(cm.n_systems, 2), 0.01)})
+    _guard(body)
+
+
+@meta_app.command()
+def concordance(campaign: Campaign, measure: Measures,
+                gold: Annotated[list[str], typer.Option("--gold", "-g", help="Gold-standard "
+                                "metric (repeatable: all must agree).")],
+                run: Runs = None, qrels: Qrels = None, fmt: Format = Fmt.table,
+                missing: MissingOpt = Missing.error, warehouse: WarehouseOpt = None):
+    """Concordance test of every pair of -m metrics against the gold standard(s)
+    (seed 001 Table 6): disagreements, concordance rates, two-sided sign test."""
+    def body():
+        from ..errors import IrwError
+        from .concordance import concordance_table
+        if len(measure) < 2:
+            raise IrwError("the concordance test needs at least two metrics (-m)")
+        with _open(warehouse) as wh:
+            metrics = _load(wh, campaign, list(dict.fromkeys([*measure, *gold])), run, qrels,
+                            missing)
+        rows = concordance_table(metrics, list(measure), list(gold))
+        _emit([{**r.record(), "cell": r.cell()} for r in rows], fmt)
+    _guard(body)
+
+
+@meta_app.command()
+def pool(campaign: Campaign,
+         depth: Annotated[int, typer.Option("--depth", "-k", help="Pool depth.")],
+         run: Runs = None,
+         name: Annotated[Optional[str], typer.Option("--name", help="Pool name (default "
+                                                     "depth<k>).")] = None,
+         team_pattern: Annotated[Optional[str], typer.Option(
+             "--team-pattern", help="Regex on the run name giving its team (group 1 or the "
+             "match), e.g. '^[A-Za-z]+'; default: the stored team, else the run name.")] = None,
+         qrels: Annotated[Optional[str], typer.Option("--qrels", help="Qrels for the judged / "
+                                                      "relevant counts.")] = None,
+         replace: Annotated[bool, typer.Option(help="Replace a pool of the same name.")] = False,
+         fmt: Format = Fmt.table, warehouse: WarehouseOpt = None):
+    """Build a pool of depth k from the runs into the warehouse and print its statistics."""
+    def body():
+        from . import pools
+        with _open(warehouse) as wh:
+            pid = pools.build_pool(wh.con, campaign, depth=depth, runs=run, name=name,
+                                   team_pattern=team_pattern, replace=replace)
+            qid = _qrels_or_none(wh, campaign, qrels)
+            stats = pools.pool_stats(wh.con, pid, qrels_id=qid)
+        if fmt == Fmt.table:
+            _emit([stats.record()], fmt)
+            _emit(stats.per_team.to_pylist(), fmt)
+        else:
+            _emit(stats.per_team.to_pylist(), fmt, meta=stats.record())
+    _guard(body)
+
+
+def _qrels_or_none(wh, campaign, qrels):
+    from ..errors import WarehouseError
+    try:
+        return wh.qrels_id(campaign, qrels)
+    except WarehouseError:
+        if qrels:
+            raise
+        return None
+
+
+@meta_app.command()
+def loo(campaign: Campaign, measure: Measures,
+        pool_name: Annotated[Optional[str], typer.Option("--pool", help="A stored pool.")] = None,
+        depth: Annotated[Optional[int], typer.Option("--depth", "-k", help="Or build (or "
+                         "reuse) the pool depth<k> of all runs.")] = None,
+        team_pattern: Annotated[Optional[str], typer.Option("--team-pattern", help="Team regex "
+                                "when the pool is built here.")] = None,
+        qrels: Annotated[Optional[str], typer.Option("--qrels", help="The full qrels.")] = None,
+        keep: Annotated[bool, typer.Option(help="Keep the derived LOO qrels in the "
+                                           "warehouse.")] = False,
+        per_run: Annotated[bool, typer.Option("--per-run", help="One row per run and "
+                                              "measure.")] = False,
+        fmt: Format = Fmt.table, warehouse: WarehouseOpt = None):
+    """Leave-one-team-out: each team's runs without its unique pool documents (seed 000
+    section 5.4); score, rank and Kendall tau changes, the largest rank change."""
+    def body():
+        from .loo import leave_one_team_out
+        with _open(warehouse) as wh:
+            pid = _pool_for(wh, campaign, pool_name, depth, team_pattern)
+            res = leave_one_team_out(wh.con, pool_id=pid, qrels_id=wh.qrels_id(campaign, qrels),
+                                     measures=measure, keep=keep)
+        if per_run:
+            _emit([r.record() for r in res.runs], fmt)
+        else:
+            _emit([m.record() for m in res.summary], fmt)
+    _guard(body)
+
+
+def _pool_for(wh, campaign, pool_name, depth, team_pattern) -> int:
+    from ..errors import IrwError
+    from . import pools
+    if pool_name:
+        return pools.pool_id(wh.con, campaign, pool_name)
+    if depth is None:
+        raise IrwError("give --pool NAME or --depth K")
+    try:
+        return pools.pool_id(wh.con, campaign, f"depth{depth}")
+    except IrwError:
+        return pools.build_pool(wh.con, campaign, depth=depth, team_pattern=team_pattern)
+
+
+@meta_app.command()
+def report(campaign: Campaign, measure: Measures,
+           out: Annotated[Path, typer.Option("--out", help="Folder for report.md, report.json, "
+                                             "pairs.csv and the plots.")],
+           run: Runs = None, qrels: Qrels = None,
+           seed: Annotated[int, typer.Option("--seed")] = 1,
+           B_bootstrap: Annotated[int, typer.Option("--B-bootstrap")] = 1000,
+           B_tukey: Annotated[int, typer.Option("--B-tukey")] = 5000,
+           B_swap: Annotated[int, typer.Option("--B-swap")] = 1000,
+           alpha: Alpha = 0.05,
+           loo_depth: Annotated[Optional[int], typer.Option("--loo-depth", help="Also run "
+                                "leave-one-team-out on the pool of this depth.")] = None,
+           team_pattern: Annotated[Optional[str], typer.Option("--team-pattern")] = None,
+           gold: Annotated[Optional[list[str]], typer.Option(
+               "--gold", "-g", help="Add the concordance test of the other metrics against "
+               "this gold-standard metric (repeatable: all must agree).")] = None,
+           missing: MissingOpt = Missing.error, warehouse: WarehouseOpt = None):
+    """A reproducible report: discriminative power (both tests), sensitivity, swap rates,
+    Kendall tau / tau_ap, significance agreement, optionally LOO; Markdown, JSON, plots."""
+    def body():
+        from .report import ReportSettings, build_report
+        settings = ReportSettings(seed=seed, alpha=alpha, B_bootstrap=B_bootstrap,
+                                  B_tukey=B_tukey, B_swap=B_swap)
+        with _open(warehouse) as wh:
+            metrics = _load(wh, campaign, list(dict.fromkeys([*measure, *(gold or [])])), run,
+                            qrels, missing)
+            loo_part = None
+            if loo_depth:
+                from .loo import leave_one_team_out
+                pid = _pool_for(wh, campaign, None, loo_depth, team_pattern)
+                loo_part = {"pool": f"depth{loo_depth}", "depth": loo_depth,
+                            "result": leave_one_team_out(
+                                wh.con, pool_id=pid, qrels_id=wh.qrels_id(campaign, qrels),
+                                measures=measure)}
+        command = "irw meta report " + " ".join(shlex.quote(a) for a in sys.argv[3:]) \
+            if len(sys.argv) > 3 and sys.argv[1:3] == ["meta", "report"] else None
+        build_report(metrics, out, campaign=campaign, settings=settings, loo=loo_part,
+                     gold=gold, command=command)
+        typer.echo(f"report written to {out / 'report.md'}")
+    _guard(body)

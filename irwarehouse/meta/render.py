@@ -1,0 +1,68 @@
+"""Records (lists of dicts) as an aligned text table, JSON or CSV."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+
+FORMATS = ("table", "json", "csv")
+
+
+def _cell(value) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "-"
+        return f"{value:.4f}"
+    return str(value)
+
+
+def table_text(records: list[dict], columns: list[str] | None = None) -> str:
+    if not records:
+        return "(nothing)\n"
+    columns = columns or list(records[0])
+    cells = [[_cell(r.get(c)) for c in columns] for r in records]
+    widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(columns)]
+    numeric = [all(_is_number(r.get(c)) for r in records) for c in columns]
+
+    def line(values):
+        return "  ".join(v.rjust(w) if num else v.ljust(w)
+                         for v, w, num in zip(values, widths, numeric)).rstrip()
+    out = [line(columns), line(["-" * w for w in widths])]
+    out.extend(line(row) for row in cells)
+    return "\n".join(out) + "\n"
+
+
+def _is_number(value) -> bool:
+    return value is None or (isinstance(value, (int, float)) and not isinstance(value, bool))
+
+
+def _jsonable(value):
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
+
+
+def render(records: list[dict], fmt: str, *, columns: list[str] | None = None,
+           meta: dict | None = None) -> str:
+    if fmt == "table":
+        return table_text(records, columns)
+    if fmt == "json":
+        rows = [{k: _jsonable(v) for k, v in r.items()} for r in records]
+        payload = {**meta, "rows": rows} if meta else rows
+        return json.dumps(payload, indent=2) + "\n"
+    if fmt == "csv":
+        buffer = io.StringIO()
+        columns = columns or (list(records[0]) if records else [])
+        writer = csv.DictWriter(buffer, fieldnames=columns, extrasaction="ignore",
+                                lineterminator="\n")
+        writer.writeheader()
+        for r in records:
+            writer.writerow({k: ("" if v is None else v) for k, v in r.items()})
+        return buffer.getvalue()
+    raise ValueError(f"format must be one of {', '.join(FORMATS)}")
