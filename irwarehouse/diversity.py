@@ -147,6 +147,8 @@ def cli_measures(names: list[str], fmt: str, *, kind: str | None = None,
         if any(c <= 0 for c in cuts):
             raise MeasureError("cutoffs must be positive")
         names = ntcir_measures(kind, cuts)
+        if fmt == "ntcireval" and kind == "IA":         # sums of printed values, as its script
+            names = with_params(names, printed=1)
     elif not names and fmt == "ndeval":
         names = list(NDEVAL_COLUMNS)
     return with_params(names, **params)

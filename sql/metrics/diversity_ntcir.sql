@@ -169,19 +169,30 @@ LEFT JOIN (SELECT run_id, topic, count(DISTINCT intent) AS covered FROM ev_div_r
        ON c.run_id = b.run_id AND c.topic = b.topic;
 
 -- block: ev_ntd_ia
--- Intent-aware sums over the intents with a relevant document: sum_i Pr(i|q) M_i@l.
-CREATE OR REPLACE TEMP MACRO ev_ntd_ia(cutoff, beta) AS TABLE
+-- Intent-aware sums over the intents with a relevant document: sum_i Pr(i|q) M_i@l. With
+-- `printed` <> 0 each M_i is first rounded to 4 decimals, as NTCIREVAL's D-NTCIR-IAeval sums
+-- the %.4f values gcompute printed.
+CREATE OR REPLACE TEMP MACRO ev_ntd_ia(cutoff, beta, printed) AS TABLE
+WITH per_intent AS (
+    SELECT x.run_id, x.topic, i.prob, i.intent_type,
+           CASE WHEN printed <> 0 THEN round(x.msndcg, 4) ELSE x.msndcg END AS msndcg,
+           CASE WHEN printed <> 0 THEN round(x.q, 4) ELSE x.q END AS q,
+           CASE WHEN printed <> 0 THEN round(x.ap, 4) ELSE x.ap END AS ap,
+           CASE WHEN printed <> 0 THEN round(x.err, 4) ELSE x.err END AS err,
+           CASE WHEN printed <> 0 THEN round(x.nerr, 4) ELSE x.nerr END AS nerr,
+           CASE WHEN printed <> 0 THEN round(x.pplus, 4) ELSE x.pplus END AS pplus
+    FROM ev_ntd_at(cutoff, beta) x
+    JOIN ev_ntd_intent() i ON i.topic = x.topic AND 'I:' || i.intent = x.key
+)
 SELECT b.run_id, b.topic,
-       coalesce(sum(i.prob * x.msndcg), 0.0) AS msndcg, coalesce(sum(i.prob * x.q), 0.0) AS q,
-       coalesce(sum(i.prob * x.ap), 0.0) AS ap, coalesce(sum(i.prob * x.err), 0.0) AS err,
-       coalesce(sum(i.prob * x.nerr), 0.0) AS nerr,
-       coalesce(sum(i.prob * CASE WHEN i.intent_type = 'nav' THEN x.pplus ELSE x.q END), 0.0)
+       coalesce(sum(p.prob * p.msndcg), 0.0) AS msndcg, coalesce(sum(p.prob * p.q), 0.0) AS q,
+       coalesce(sum(p.prob * p.ap), 0.0) AS ap, coalesce(sum(p.prob * p.err), 0.0) AS err,
+       coalesce(sum(p.prob * p.nerr), 0.0) AS nerr,
+       coalesce(sum(p.prob * CASE WHEN p.intent_type = 'nav' THEN p.pplus ELSE p.q END), 0.0)
            AS pplusq,
-       coalesce(sum(i.prob), 0.0) AS sump
+       coalesce(sum(p.prob), 0.0) AS sump
 FROM ev_base() b
-LEFT JOIN ev_ntd_at(cutoff, beta) x
-       ON x.run_id = b.run_id AND x.topic = b.topic AND starts_with(x.key, 'I:')
-LEFT JOIN ev_ntd_intent() i ON i.topic = x.topic AND 'I:' || i.intent = x.key
+LEFT JOIN per_intent p ON p.run_id = b.run_id AND p.topic = b.topic
 GROUP BY b.run_id, b.topic;
 
 -- measure: I-rec
@@ -288,11 +299,12 @@ JOIN ev_ntd_irec(cutoff) i ON i.run_id = d.run_id AND i.topic = d.topic;
 
 -- measure: IA-nDCG
 -- macro: ntd_ia_ndcg
--- params: cutoff INTEGER = 10
+-- params: cutoff INTEGER = 10; printed INTEGER = 0
 -- summary: mean
--- doc: Intent-aware MSnDCG@l, sum_i Pr(i|q) MSnDCG_i@l (NTCIREVAL's IA-MSnDCG).
-CREATE OR REPLACE TEMP MACRO ntd_ia_ndcg(cutoff) AS TABLE
-SELECT run_id, topic, msndcg AS value FROM ev_ntd_ia(cutoff, 1.0);
+-- doc: Intent-aware MSnDCG@l, sum_i Pr(i|q) MSnDCG_i@l (NTCIREVAL's IA-MSnDCG); printed=1
+--      sums the 4-decimal values, as NTCIREVAL's D-NTCIR-IAeval does.
+CREATE OR REPLACE TEMP MACRO ntd_ia_ndcg(cutoff, printed) AS TABLE
+SELECT run_id, topic, msndcg AS value FROM ev_ntd_ia(cutoff, 1.0, printed);
 
 -- measure: IA-Q
 -- macro: ntd_ia_q
@@ -300,7 +312,7 @@ SELECT run_id, topic, msndcg AS value FROM ev_ntd_ia(cutoff, 1.0);
 -- summary: mean
 -- doc: Intent-aware Q@l, sum_i Pr(i|q) Q_i@l.
 CREATE OR REPLACE TEMP MACRO ntd_ia_q(cutoff, beta) AS TABLE
-SELECT run_id, topic, q AS value FROM ev_ntd_ia(cutoff, beta);
+SELECT run_id, topic, q AS value FROM ev_ntd_ia(cutoff, beta, 0);
 
 -- measure: IA-AP
 -- macro: ntd_ia_ap
@@ -308,30 +320,32 @@ SELECT run_id, topic, q AS value FROM ev_ntd_ia(cutoff, beta);
 -- summary: mean
 -- doc: Intent-aware AP@l, sum_i Pr(i|q) AP_i@l (AP@l divides by min(l, R_i)).
 CREATE OR REPLACE TEMP MACRO ntd_ia_ap(cutoff) AS TABLE
-SELECT run_id, topic, ap AS value FROM ev_ntd_ia(cutoff, 1.0);
+SELECT run_id, topic, ap AS value FROM ev_ntd_ia(cutoff, 1.0, 0);
 
 -- measure: IA-ERR
 -- macro: ntd_ia_err
--- params: cutoff INTEGER = 10
+-- params: cutoff INTEGER = 10; printed INTEGER = 0
 -- summary: mean
--- doc: Intent-aware ERR@l with NTCIREVAL's stopping probability g/(hgain+1) per intent.
-CREATE OR REPLACE TEMP MACRO ntd_ia_err(cutoff) AS TABLE
-SELECT run_id, topic, err AS value FROM ev_ntd_ia(cutoff, 1.0);
+-- doc: Intent-aware ERR@l with NTCIREVAL's stopping probability g/(hgain+1) per intent;
+--      printed=1 sums the 4-decimal values, as NTCIREVAL's D-NTCIR-IAeval does.
+CREATE OR REPLACE TEMP MACRO ntd_ia_err(cutoff, printed) AS TABLE
+SELECT run_id, topic, err AS value FROM ev_ntd_ia(cutoff, 1.0, printed);
 
 -- measure: IA-nERR
 -- macro: ntd_ia_nerr
--- params: cutoff INTEGER = 10
+-- params: cutoff INTEGER = 10; printed INTEGER = 0
 -- summary: mean
--- doc: Intent-aware nERR@l, sum_i Pr(i|q) nERR_i@l.
-CREATE OR REPLACE TEMP MACRO ntd_ia_nerr(cutoff) AS TABLE
-SELECT run_id, topic, nerr AS value FROM ev_ntd_ia(cutoff, 1.0);
+-- doc: Intent-aware nERR@l, sum_i Pr(i|q) nERR_i@l; printed=1 sums the 4-decimal values, as
+--      NTCIREVAL's D-NTCIR-IAeval does.
+CREATE OR REPLACE TEMP MACRO ntd_ia_nerr(cutoff, printed) AS TABLE
+SELECT run_id, topic, nerr AS value FROM ev_ntd_ia(cutoff, 1.0, printed);
 
 -- measure: SUMp
 -- macro: ntd_sump
 -- summary: mean
 -- doc: Sum of Pr(i|q) over the intents with a relevant document (NTCIREVAL's SUMp).
 CREATE OR REPLACE TEMP MACRO ntd_sump() AS TABLE
-SELECT run_id, topic, sump AS value FROM ev_ntd_ia(1, 1.0);
+SELECT run_id, topic, sump AS value FROM ev_ntd_ia(1, 1.0, 0);
 
 -- measure: P+Q
 -- macro: ntd_pplusq
@@ -340,7 +354,7 @@ SELECT run_id, topic, sump AS value FROM ev_ntd_ia(1, 1.0);
 -- doc: P+Q@l (seed 001 eq 12): sum over informational intents of Pr Q_i@l plus over
 --      navigational ones of Pr P+_i (its preferred rank within the top l).
 CREATE OR REPLACE TEMP MACRO ntd_pplusq(cutoff, beta) AS TABLE
-SELECT run_id, topic, pplusq AS value FROM ev_ntd_ia(cutoff, beta);
+SELECT run_id, topic, pplusq AS value FROM ev_ntd_ia(cutoff, beta, 0);
 
 -- measure: P+Q#
 -- macro: ntd_pplusq_sharp
@@ -349,7 +363,7 @@ SELECT run_id, topic, pplusq AS value FROM ev_ntd_ia(cutoff, beta);
 -- doc: P+Q#@l = gamma I-rec@l + (1 - gamma) P+Q@l.
 CREATE OR REPLACE TEMP MACRO ntd_pplusq_sharp(cutoff, gamma, beta) AS TABLE
 SELECT p.run_id, p.topic, gamma * i.value + (1.0 - gamma) * p.pplusq AS value
-FROM ev_ntd_ia(cutoff, beta) p
+FROM ev_ntd_ia(cutoff, beta, 0) p
 JOIN ev_ntd_irec(cutoff) i ON i.run_id = p.run_id AND i.topic = p.topic;
 
 -- measure: Ef-P
