@@ -95,7 +95,7 @@ def store_staged_run(con: duckdb.DuckDBPyConnection, campaign: str, *, name: str
         old = con.execute("SELECT run_id FROM run WHERE campaign_id = ? AND name = ?",
                           [cid, name]).fetchone()
         if old and not replace:
-            raise WarehouseError(f"{path}: run {name!r} is already in campaign {campaign!r} "
+            raise WarehouseError(f"{source}: run {name!r} is already in campaign {campaign!r} "
                                  "(use --replace to replace it)")
         if old:
             for table in ("run_row", "score", "run"):
