@@ -124,6 +124,16 @@ class Warehouse:
             self._store(result, qid)
         return result
 
+    def cg_curves(self, campaign: str, *, runs: list[str] | None = None,
+                  qrels: str | None = None, depth: int = 20, log_base: float = 2.0,
+                  variant: str = "jk", gains: dict[int, float] | None = None,
+                  average: bool = False, options: EvalOptions | None = None) -> pa.Table:
+        """CG/DCG/nCG/nDCG curves by rank (irwarehouse.curves.cg_curves) as Arrow."""
+        from .curves import cg_curves
+        return cg_curves(self.con, self.run_ids(campaign, runs), self.qrels_id(campaign, qrels),
+                         depth=depth, log_base=log_base, variant=variant, gains=gains,
+                         average=average, options=options)
+
     def _store(self, result: EvalResult, qrels_id: int) -> None:
         meta = pa.table({
             "measure": [r.name for r in result.requests],
