@@ -151,9 +151,9 @@ class Warehouse:
                                  [qrels_id, result.options.describe()])
                 self.con.execute("""
                     INSERT INTO score (run_id, qrels_id, topic, measure, family, params, options,
-                                       value, definition_hash)
+                                       value, text, definition_hash)
                     SELECT s.run_id, ?, s.topic, s.measure, m.family, m.params, ?, s.value,
-                           m.definition_hash
+                           s.text, m.definition_hash
                     FROM ev_scores s JOIN ev_store_meta m ON m.measure = s.measure""",
                                  [qrels_id, result.options.describe()])
         finally:
