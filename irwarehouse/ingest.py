@@ -10,7 +10,7 @@ from pathlib import Path
 import duckdb
 
 from .errors import WarehouseError
-from .formats.trec import sha256_of, stage_qrels, stage_run
+from .formats.trec import sha256_of, stage_qrels, stage_run, stage_runs_bulk
 
 QRELS_FORMATS = ("qrels", "diversity", "ntcir_qrels")
 
@@ -101,3 +101,34 @@ def ingest_run(con: duckdb.DuckDBPyConnection, path, campaign: str, *, name: str
         con.execute("INSERT INTO run_row SELECT ?, topic, doc, score, rank, file_order "
                     "FROM stage_run", [rid])
     return rid
+
+
+def ingest_run_files(con: duckdb.DuckDBPyConnection, paths, *, keep_first: bool = False,
+                     campaign_prefix: str = "files-") -> list[int]:
+    """Runs evaluated from files (a private warehouse): file i goes into its own campaign
+    `files-i`, so that runs sharing a tag keep their trec_eval runid. One bulk CSV read when
+    every file is clean; otherwise file by file (the same checks and error messages)."""
+    paths = [Path(p) for p in paths]
+    meta = stage_runs_bulk(con, paths)
+    if meta is None:
+        return [ingest_run(con, path, f"{campaign_prefix}{i}", keep_first=keep_first)
+                for i, path in enumerate(paths)]
+    for m in meta:
+        _check_name("run", m["tag"])
+    run_ids = []
+    with transaction(con):
+        for i, (path, m) in enumerate(zip(paths, meta)):
+            cid = campaign_id(con, f"{campaign_prefix}{i}", create=True)
+            run_ids.append(con.execute("""
+                INSERT INTO run (campaign_id, name, source_path, sha256, num_rows)
+                VALUES (?, ?, ?, ?, ?) RETURNING run_id""",
+                                       [cid, m["tag"], str(path.resolve()), m["sha256"],
+                                        m["n"]]).fetchone()[0])
+        con.execute("""
+            INSERT INTO run_row
+            SELECT ids.run_id, s.topic, s.doc, s.score, s.rank, s.file_order
+            FROM stage_runs s
+            JOIN (SELECT unnest($ids) AS run_id, generate_subscripts($ids, 1) - 1 AS fi) ids
+              ON ids.fi = s.fi""", {"ids": run_ids})
+    con.execute("DROP TABLE stage_runs")
+    return run_ids

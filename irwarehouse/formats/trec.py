@@ -249,6 +249,58 @@ def stage_run(con: duckdb.DuckDBPyConnection, path: Path, *, keep_first: bool = 
     return con.execute("SELECT tag FROM stage_run ORDER BY file_order DESC LIMIT 1").fetchone()[0]
 
 
+def stage_runs_bulk(con: duckdb.DuckDBPyConnection, paths: list[Path]) -> list[dict] | None:
+    """Stage several runs with one CSV read into TEMP table stage_runs(fi, topic, doc, score, rank,
+    file_order, tag), fi = index of the file in `paths`. Only for files that all take the
+    single-space fast path and have no bad row and no duplicate: returns per file
+    {tag, n, sha256}, or None when any file does not qualify (the caller then stages each file
+    with stage_run, which reports the first error exactly as before). file_order is increasing
+    within each file (not restarted at 0 per file)."""
+    paths = [Path(p) for p in paths]
+    names = [str(p) for p in paths]
+    if len(set(names)) != len(names):
+        return None
+    try:
+        for p in paths:
+            check_readable(p)
+        facts = [file_facts(p) for p in paths]
+    except (InputError, OSError):
+        return None
+    if not all(plain for _, plain in facts):
+        return None
+    try:
+        con.execute("""
+            CREATE OR REPLACE TEMP TABLE stage_runs AS
+            SELECT f.fi, r.topic, r.doc, TRY_CAST(r.score AS DOUBLE) AS score,
+                   TRY_CAST(r.rank AS BIGINT) AS rank, r.file_order, r.tag,
+                   CASE WHEN r.topic IS NOT NULL AND r.q0 IS NOT NULL AND r.doc IS NOT NULL
+                             AND r.rank IS NOT NULL AND r.score IS NOT NULL AND r.tag IS NOT NULL
+                             AND NOT starts_with(r.topic, '#') THEN 6 END AS nf
+            FROM (SELECT *, row_number() OVER () AS file_order
+                  FROM read_csv($paths, columns = {'topic': 'VARCHAR', 'q0': 'VARCHAR',
+                                                   'doc': 'VARCHAR', 'rank': 'VARCHAR',
+                                                   'score': 'VARCHAR', 'tag': 'VARCHAR'},
+                                delim = ' ', quote = '', escape = '', header = false,
+                                auto_detect = false, strict_mode = true, null_padding = false,
+                                all_varchar = true, compression = 'auto', filename = true,
+                                union_by_name = false)) r
+            JOIN (SELECT unnest($paths) AS filename, generate_subscripts($paths, 1) - 1 AS fi) f
+              ON f.filename = r.filename""", {"paths": names})
+        stats = con.execute("""
+            SELECT fi, count(*) AS n,
+                   count(*) FILTER (WHERE nf IS NULL OR score IS NULL OR NOT isfinite(score)
+                                    OR rank IS NULL) AS bad,
+                   count(DISTINCT hash(topic, doc)) AS distinct_keys,
+                   arg_max(tag, file_order) AS tag
+            FROM stage_runs GROUP BY fi ORDER BY fi""").fetchall()
+    except duckdb.Error:
+        return None
+    if len(stats) != len(paths) or any(bad or distinct != n for _, n, bad, distinct, _ in stats):
+        con.execute("DROP TABLE IF EXISTS stage_runs")
+        return None
+    return [{"tag": tag, "n": n, "sha256": facts[fi][0]} for fi, n, _, _, tag in stats]
+
+
 def stage_qrels(con: duckdb.DuckDBPyConnection, path: Path, *, fmt_name: str = "qrels") -> int:
     """Parse qrels into TEMP table stage_qrels(topic, intent, doc, rel). Formats: `qrels`
     (topic iteration doc rel; the iteration is ignored), `diversity` (topic subtopic doc rel),
