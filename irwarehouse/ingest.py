@@ -98,8 +98,13 @@ def ingest_run(con: duckdb.DuckDBPyConnection, path, campaign: str, *, name: str
             INSERT INTO run (campaign_id, name, team, source_path, sha256, num_rows)
             VALUES (?, ?, ?, ?, ?, ?) RETURNING run_id""",
                           [cid, name, team, str(path.resolve()), digest, n]).fetchone()[0]
-        con.execute("INSERT INTO run_row SELECT ?, topic, doc, score, rank, file_order "
-                    "FROM stage_run", [rid])
+        # score_rank: trec_eval 9's order (float32 score desc, docno desc), as ranked_window.
+        con.execute("""
+            INSERT INTO run_row (run_id, topic, doc, score, rank, file_order, score_rank)
+            SELECT ?, topic, doc, score, rank, file_order,
+                   row_number() OVER (PARTITION BY topic
+                                      ORDER BY CAST(CAST(score AS FLOAT) AS DOUBLE) DESC, doc DESC)
+            FROM stage_run""", [rid])
     return rid
 
 
@@ -125,7 +130,7 @@ def ingest_run_files(con: duckdb.DuckDBPyConnection, paths, *, keep_first: bool 
                                        [cid, m["tag"], str(path.resolve()), m["sha256"],
                                         m["n"]]).fetchone()[0])
         con.execute("""
-            INSERT INTO run_row
+            INSERT INTO run_row (run_id, topic, doc, score, rank, file_order)
             SELECT ids.run_id, s.topic, s.doc, s.score, s.rank, s.file_order
             FROM stage_runs s
             JOIN (SELECT unnest($ids) AS run_id, generate_subscripts($ids, 1) - 1 AS fi) ids

@@ -67,6 +67,15 @@ judged AS (
 )
 SELECT * FROM judged;
 
+-- name: ranked_stored
+-- Plan for runs ingested into a warehouse, in trec_eval 9's score order: the rank stored at
+-- ingestion (run_row.score_rank); only the judged documents are read, nothing is sorted.
+CREATE OR REPLACE TEMP TABLE ev_ranked AS
+SELECT r.run_id, r.topic, r.score_rank AS full_rank, j.rel
+FROM run_row r JOIN ev_judgment j ON j.topic = r.topic AND j.doc = r.doc
+WHERE r.run_id IN (SELECT run_id FROM ev_runs)
+  AND ($depth IS NULL OR r.score_rank <= $depth);
+
 -- name: ranked_counting
 -- Plan for sparsely judged runs (few judged documents per topic): the rank of a judged document
 -- is 1 + the number of documents of its list that sort before it; no full sort of the run.
