@@ -251,7 +251,7 @@ def stage_run(con: duckdb.DuckDBPyConnection, path: Path, *, keep_first: bool = 
 
 def stage_runs_bulk(con: duckdb.DuckDBPyConnection, paths: list[Path]) -> list[dict] | None:
     """Stage several runs with one CSV read into TEMP table stage_runs(fi, topic, doc, score, rank,
-    file_order, tag), fi = index of the file in `paths`. Only for files that all take the
+    file_order, tag, nf), fi = index of the file in `paths`. Only for files that all take the
     single-space fast path and have no bad row and no duplicate: returns per file
     {tag, n, sha256}, or None when any file does not qualify (the caller then stages each file
     with stage_run, which reports the first error exactly as before). file_order is increasing
@@ -269,23 +269,28 @@ def stage_runs_bulk(con: duckdb.DuckDBPyConnection, paths: list[Path]) -> list[d
     if not all(plain for _, plain in facts):
         return None
     try:
-        con.execute("""
+        # One file: no filename column to map to an index (a string join per row).
+        single = len(names) == 1
+        join = "" if single else """
+            JOIN (SELECT unnest($paths) AS filename, generate_subscripts($paths, 1) - 1 AS fi) f
+              ON f.filename = r.filename"""
+        con.execute(f"""
             CREATE OR REPLACE TEMP TABLE stage_runs AS
-            SELECT f.fi, r.topic, r.doc, TRY_CAST(r.score AS DOUBLE) AS score,
+            SELECT {'0' if single else 'f.fi'} AS fi, r.topic, r.doc,
+                   TRY_CAST(r.score AS DOUBLE) AS score,
                    TRY_CAST(r.rank AS BIGINT) AS rank, r.file_order, r.tag,
                    CASE WHEN r.topic IS NOT NULL AND r.q0 IS NOT NULL AND r.doc IS NOT NULL
                              AND r.rank IS NOT NULL AND r.score IS NOT NULL AND r.tag IS NOT NULL
                              AND NOT starts_with(r.topic, '#') THEN 6 END AS nf
             FROM (SELECT *, row_number() OVER () AS file_order
-                  FROM read_csv($paths, columns = {'topic': 'VARCHAR', 'q0': 'VARCHAR',
-                                                   'doc': 'VARCHAR', 'rank': 'VARCHAR',
-                                                   'score': 'VARCHAR', 'tag': 'VARCHAR'},
+                  FROM read_csv($paths, columns = {{'topic': 'VARCHAR', 'q0': 'VARCHAR',
+                                                    'doc': 'VARCHAR', 'rank': 'VARCHAR',
+                                                    'score': 'VARCHAR', 'tag': 'VARCHAR'}},
                                 delim = ' ', quote = '', escape = '', header = false,
                                 auto_detect = false, strict_mode = true, null_padding = false,
-                                all_varchar = true, compression = 'auto', filename = true,
-                                union_by_name = false)) r
-            JOIN (SELECT unnest($paths) AS filename, generate_subscripts($paths, 1) - 1 AS fi) f
-              ON f.filename = r.filename""", {"paths": names})
+                                all_varchar = true, compression = 'auto',
+                                filename = {'false' if single else 'true'})) r{join}""",
+                    {"paths": names})
         stats = con.execute("""
             SELECT fi, count(*) AS n,
                    count(*) FILTER (WHERE nf IS NULL OR score IS NULL OR NOT isfinite(score)
