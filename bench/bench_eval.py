@@ -37,8 +37,7 @@ PYTREC_MEASURES = {"map", "P_10", "ndcg_cut_10", "recip_rank"}
 
 def _write_lines(path: Path, chunks) -> None:
     with open(path, "w", encoding="ascii", newline="\n") as f:
-        for chunk in chunks:
-            f.write(chunk)
+        f.writelines(chunks)
 
 
 def _scores_with_ties(rng, n: int) -> list[str]:
@@ -136,15 +135,13 @@ def run_cmd(cmd: list[str], *, env=None, stdout_path: Path | None = None
             ) -> tuple[float, float, float]:
     """Run one command; returns (wall seconds, peak RSS MB, CPU seconds user+sys) of that
     child, from its own rusage (os.wait4)."""
-    out = open(stdout_path, "wb") if stdout_path else subprocess.DEVNULL
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.PIPE)
-    stderr = proc.stderr.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    seconds = time.perf_counter() - t0
+    with open(stdout_path or os.devnull, "wb") as out:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, env=env, stdout=out, stderr=subprocess.PIPE)
+        stderr = proc.stderr.read()
+        _, status, usage = os.wait4(proc.pid, 0)
+        seconds = time.perf_counter() - t0
     proc.returncode = os.waitstatus_to_exitcode(status)
-    if stdout_path:
-        out.close()
     if proc.returncode != 0:
         raise RuntimeError(f"{' '.join(map(str, cmd))} failed ({proc.returncode}):\n"
                            f"{stderr.decode(errors='replace')[-2000:]}")
@@ -272,7 +269,8 @@ def main(argv=None) -> int:
     camp_runs = sorted((out / "campaign" / "runs").glob("run.*"))
     res_dir = out / "results"
     res_dir.mkdir(exist_ok=True)
-    nlines = sum(1 for _ in open(big_run, "rb"))
+    with open(big_run, "rb") as f:
+        nlines = sum(1 for _ in f)
     print(f"big run: {nlines:,} lines, {big_run.stat().st_size / 1e6:.0f} MB; campaign: "
           f"{len(camp_runs)} runs x {camp_topics} topics x {camp_depth} docs", file=sys.stderr)
 
@@ -366,8 +364,8 @@ def report(rows, problems, nlines, size, nruns) -> str:
     py_of = {"irw_big": "pytrec_big", "reeval": "pytrec_big", "irw_camp": "pytrec_camp",
              "te_big": "pytrec_big", "te_camp": "pytrec_camp"}
     out = [f"big run {nlines:,} lines ({size / 1e6:.0f} MB); campaign {nruns} runs", "",
-           "| step | wall s | CPU s | wall / trec_eval | CPU / trec_eval | wall / pytrec_eval "
-           "| peak RSS MB |",
+           ("| step | wall s | CPU s | wall / trec_eval | CPU / trec_eval | wall / pytrec_eval "
+            "| peak RSS MB |"),
            "|---|---:|---:|---:|---:|---:|---:|"]
     for key, m in rows.items():
         te, py = te_of.get(key), py_of.get(key)

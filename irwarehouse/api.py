@@ -138,5 +138,5 @@ def evaluate_files(qrels: str | Path, runs: list[str | Path], measures: list[str
     with Warehouse(None) as wh:
         qid = wh.ingest_qrels(qrels, "files", fmt=qrels_format)
         # One campaign per file, so that runs sharing a tag keep their trec_eval runid.
-        run_ids = _ingest.ingest_run_files(wh.con, runs, keep_first=keep_first)
+        run_ids = _ingest.ingest_run_files(wh.con, runs, keep_first=keep_first, private=True)
         return evaluate(wh.con, run_ids, qid, requests, options)

@@ -45,7 +45,7 @@ def sha256_of(path: Path) -> str:
 # Bytes that the regex split treats as field separators but a single-space CSV split does not:
 # a file containing any of them (other than the \r of a \r\n line end) takes the regex path.
 _ODD_WHITESPACE = (b"\t", b"\x0c", b"\x0b")
-_FACTS_CACHE: dict[tuple, tuple[str, bool]] = {}
+_FACTS_CACHE: dict[tuple, tuple[str | None, bool]] = {}
 
 
 def _plain_block(block: bytes) -> bool:
@@ -54,22 +54,25 @@ def _plain_block(block: bytes) -> bool:
     return block.count(b"\r") == block.count(b"\r\n")
 
 
-def file_facts(path: Path) -> tuple[str, bool]:
-    """One pass over a file: its sha256 and whether it has no tab, form feed, vertical tab or
-    lone carriage return (so that splitting its lines on single spaces is the same as splitting
-    them on whitespace). Cached by (path, size, mtime) so that staging and provenance share it."""
+def file_facts(path: Path, *, digest: bool = True) -> tuple[str | None, bool]:
+    """One pass over a file: its sha256 (None unless `digest`) and whether it has no tab, form
+    feed, vertical tab or lone carriage return (so that splitting its lines on single spaces is
+    the same as splitting them on whitespace). Cached by (path, size, mtime) so that staging and
+    provenance share it."""
     path = Path(path)
     st = path.stat()
     key = (str(path.resolve()), st.st_size, st.st_mtime_ns)
-    if key in _FACTS_CACHE:
-        return _FACTS_CACHE[key]
-    h = hashlib.sha256()
+    cached = _FACTS_CACHE.get(key)
+    if cached and (cached[0] is not None or not digest):
+        return cached
+    h = hashlib.sha256() if digest else None
     plain, carry = True, b""
     with open(path, "rb") as f:
         gz = f.read(2) == b"\x1f\x8b"
         f.seek(0)
         for block in iter(lambda: f.read(1 << 24), b""):
-            h.update(block)
+            if h:
+                h.update(block)
             if plain and not gz:
                 plain = _plain_block(carry + block)
                 carry = block[-1:]
@@ -79,7 +82,7 @@ def file_facts(path: Path) -> tuple[str, bool]:
                 if plain:
                     plain = _plain_block(carry + block)
                     carry = block[-1:]
-    facts = (h.hexdigest(), plain)
+    facts = (h.hexdigest() if h else None, plain)
     _FACTS_CACHE.clear()
     _FACTS_CACHE[key] = facts
     return facts
@@ -249,9 +252,10 @@ def stage_run(con: duckdb.DuckDBPyConnection, path: Path, *, keep_first: bool = 
     return con.execute("SELECT tag FROM stage_run ORDER BY file_order DESC LIMIT 1").fetchone()[0]
 
 
-def stage_runs_bulk(con: duckdb.DuckDBPyConnection, paths: list[Path]) -> list[dict] | None:
-    """Stage several runs with one CSV read into TEMP table stage_runs(fi, topic, doc, score, rank,
-    file_order, tag, nf), fi = index of the file in `paths`. Only for files that all take the
+def stage_runs_bulk(con: duckdb.DuckDBPyConnection, paths: list[Path], *, digest: bool = True,
+                    temp: bool = True) -> list[dict] | None:
+    """Stage several runs with one CSV read into table stage_runs(fi, topic, doc, score, rank,
+    file_order, tag, nf) (TEMP unless not `temp`), fi = 1 + index of the file in `paths`. Only for files that all take the
     single-space fast path and have no bad row and no duplicate: returns per file
     {tag, n, sha256}, or None when any file does not qualify (the caller then stages each file
     with stage_run, which reports the first error exactly as before). file_order is increasing
@@ -263,7 +267,7 @@ def stage_runs_bulk(con: duckdb.DuckDBPyConnection, paths: list[Path]) -> list[d
     try:
         for p in paths:
             check_readable(p)
-        facts = [file_facts(p) for p in paths]
+        facts = [file_facts(p, digest=digest) for p in paths]
     except (InputError, OSError):
         return None
     if not all(plain for _, plain in facts):
@@ -272,11 +276,11 @@ def stage_runs_bulk(con: duckdb.DuckDBPyConnection, paths: list[Path]) -> list[d
         # One file: no filename column to map to an index (a string join per row).
         single = len(names) == 1
         join = "" if single else """
-            JOIN (SELECT unnest($paths) AS filename, generate_subscripts($paths, 1) - 1 AS fi) f
+            JOIN (SELECT unnest($paths) AS filename, generate_subscripts($paths, 1) AS fi) f
               ON f.filename = r.filename"""
         con.execute(f"""
-            CREATE OR REPLACE TEMP TABLE stage_runs AS
-            SELECT {'0' if single else 'f.fi'} AS fi, r.topic, r.doc,
+            CREATE OR REPLACE {'TEMP ' if temp else ''}TABLE stage_runs AS
+            SELECT {'1' if single else 'f.fi'} AS fi, r.topic, r.doc,
                    TRY_CAST(r.score AS DOUBLE) AS score,
                    TRY_CAST(r.rank AS BIGINT) AS rank, r.file_order, r.tag,
                    CASE WHEN r.topic IS NOT NULL AND r.q0 IS NOT NULL AND r.doc IS NOT NULL
@@ -303,7 +307,7 @@ def stage_runs_bulk(con: duckdb.DuckDBPyConnection, paths: list[Path]) -> list[d
     if len(stats) != len(paths) or any(bad or distinct != n for _, n, bad, distinct, _ in stats):
         con.execute("DROP TABLE IF EXISTS stage_runs")
         return None
-    return [{"tag": tag, "n": n, "sha256": facts[fi][0]} for fi, n, _, _, tag in stats]
+    return [{"tag": tag, "n": n, "sha256": facts[fi - 1][0]} for fi, n, _, _, tag in stats]
 
 
 def stage_qrels(con: duckdb.DuckDBPyConnection, path: Path, *, fmt_name: str = "qrels") -> int:
