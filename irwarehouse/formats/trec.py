@@ -252,10 +252,35 @@ def stage_run(con: duckdb.DuckDBPyConnection, path: Path, *, keep_first: bool = 
     return con.execute("SELECT tag FROM stage_run ORDER BY file_order DESC LIMIT 1").fetchone()[0]
 
 
+def _last_tag(path: Path) -> str | None:
+    """The run tag of the last non-blank line of an uncompressed file whose lines all have six
+    space-separated fields (the fast path's files), read from its tail; None if unsure."""
+    size = path.stat().st_size
+    with open(path, "rb") as f:
+        if f.read(2) == b"\x1f\x8b":
+            return None
+        f.seek(max(0, size - 65536))
+        tail = f.read()
+    lines = tail.splitlines()
+    if size > 65536:
+        lines = lines[1:]                     # the first one may be cut
+    for raw in reversed(lines):
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+        if text.strip():
+            fields = text.split()
+            return fields[5] if len(fields) == 6 else None
+    return None
+
+
 def stage_runs_bulk(con: duckdb.DuckDBPyConnection, paths: list[Path], *, digest: bool = True,
                     temp: bool = True) -> list[dict] | None:
     """Stage several runs with one CSV read into table stage_runs(fi, topic, doc, score, rank,
-    file_order, tag, nf) (TEMP unless not `temp`), fi = 1 + index of the file in `paths`. Only for files that all take the
+    file_order, nf) (TEMP unless not `temp`), fi = 1 + index of the file in `paths`; the run
+    tags (of each file's last line) are read from the files' tails, or kept in a `tag` column
+    and taken from the last row when a file is gzipped. Only for files that all take the
     single-space fast path and have no bad row and no duplicate: returns per file
     {tag, n, sha256}, or None when any file does not qualify (the caller then stages each file
     with stage_run, which reports the first error exactly as before). file_order is increasing
@@ -272,6 +297,8 @@ def stage_runs_bulk(con: duckdb.DuckDBPyConnection, paths: list[Path], *, digest
         return None
     if not all(plain for _, plain in facts):
         return None
+    tags = [_last_tag(p) for p in paths]
+    keep_tag = any(t is None for t in tags)
     try:
         # One file: no filename column to map to an index (a string join per row).
         single = len(names) == 1
@@ -282,7 +309,7 @@ def stage_runs_bulk(con: duckdb.DuckDBPyConnection, paths: list[Path], *, digest
             CREATE OR REPLACE {'TEMP ' if temp else ''}TABLE stage_runs AS
             SELECT {'1' if single else 'f.fi'} AS fi, r.topic, r.doc,
                    TRY_CAST(r.score AS DOUBLE) AS score,
-                   TRY_CAST(r.rank AS BIGINT) AS rank, r.file_order, r.tag,
+                   TRY_CAST(r.rank AS BIGINT) AS rank, r.file_order{', r.tag' if keep_tag else ''},
                    CASE WHEN r.topic IS NOT NULL AND r.q0 IS NOT NULL AND r.doc IS NOT NULL
                              AND r.rank IS NOT NULL AND r.score IS NOT NULL AND r.tag IS NOT NULL
                              AND NOT starts_with(r.topic, '#') THEN 6 END AS nf
@@ -295,19 +322,20 @@ def stage_runs_bulk(con: duckdb.DuckDBPyConnection, paths: list[Path], *, digest
                                 all_varchar = true, compression = 'auto',
                                 filename = {'false' if single else 'true'})) r{join}""",
                     {"paths": names})
-        stats = con.execute("""
+        stats = con.execute(f"""
             SELECT fi, count(*) AS n,
                    count(*) FILTER (WHERE nf IS NULL OR score IS NULL OR NOT isfinite(score)
                                     OR rank IS NULL) AS bad,
                    count(DISTINCT hash(topic, doc)) AS distinct_keys,
-                   arg_max(tag, file_order) AS tag
+                   {'arg_max(tag, file_order)' if keep_tag else 'NULL'} AS tag
             FROM stage_runs GROUP BY fi ORDER BY fi""").fetchall()
     except duckdb.Error:
         return None
     if len(stats) != len(paths) or any(bad or distinct != n for _, n, bad, distinct, _ in stats):
         con.execute("DROP TABLE IF EXISTS stage_runs")
         return None
-    return [{"tag": tag, "n": n, "sha256": facts[fi - 1][0]} for fi, n, _, _, tag in stats]
+    return [{"tag": tag if keep_tag else tags[fi - 1], "n": n, "sha256": facts[fi - 1][0]}
+            for fi, n, _, _, tag in stats]
 
 
 def stage_qrels(con: duckdb.DuckDBPyConnection, path: Path, *, fmt_name: str = "qrels") -> int:
