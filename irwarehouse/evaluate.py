@@ -90,8 +90,9 @@ def choose_plan(con: duckdb.DuckDBPyConnection, opts: EvalOptions | None = None)
     opts = opts or EvalOptions()
     if opts.order == "score" and opts.version < 10:
         missing = con.execute("""
-            SELECT count(*) FROM run_row
-            WHERE run_id IN (SELECT run_id FROM ev_runs) AND score_rank IS NULL""").fetchone()[0]
+            SELECT EXISTS (SELECT 1 FROM run_row
+                           WHERE run_id IN (SELECT run_id FROM ev_runs)
+                             AND score_rank IS NULL)""").fetchone()[0]
         if not missing:
             return "stored"
     judged, lists = con.execute(
