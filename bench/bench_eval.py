@@ -394,7 +394,7 @@ def report(rows, problems, nlines, size, nruns) -> str:
     r, rc = ratio("ingest", "read_csv"), ratio("ingest", "read_csv", "cpu")
     checks.append(("ingestion within 2x of DuckDB read_csv", r <= 2.0, f"{r:.2f}x [{rc:.2f}x]"))
     for text, ok, detail in checks:
-        out.append(f"  [{'met' if ok else 'MISSED'}] {text}: {detail}")
+        out.append(f"- [{'met' if ok else 'MISSED'}] {text}: {detail}")
     if problems:
         out.append(f"\nDISAGREEMENTS with trec_eval ({len(problems)}):")
         out += ["  " + p for p in problems[:20]]
