@@ -183,8 +183,7 @@ def evaluate_files(qrels: str | Path, runs: list[str | Path], measures: list[str
         if intents is not None:
             wh.ingest_intents(intents, "files")
         # One campaign per file, so that runs sharing a tag keep their trec_eval runid.
-        run_ids = [wh.ingest_run(path, f"files-{i}", keep_first=keep_first)
-                   for i, path in enumerate(runs)]
+        run_ids = _ingest.ingest_run_files(wh.con, runs, keep_first=keep_first, private=True)
         result = evaluate(wh.con, run_ids, qid, requests, options)
         result.runid = wants_runid(measures)
         return result

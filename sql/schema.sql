@@ -85,6 +85,10 @@ CREATE TABLE IF NOT EXISTS run_row (
     rank         BIGINT,
     file_order   BIGINT NOT NULL
 );
+-- The row's position in trec_eval 9.x's ranking of its topic (score read as float32, desc; docno
+-- desc), computed when a run is ingested into a warehouse so that re-evaluations need no sort;
+-- NULL where not computed (runs evaluated straight from files, older warehouses).
+ALTER TABLE run_row ADD COLUMN IF NOT EXISTS score_rank BIGINT;
 
 CREATE TABLE IF NOT EXISTS pool (
     pool_id      INTEGER PRIMARY KEY,
