@@ -212,7 +212,7 @@ def load(qrels: dict[str, dict[str, int]], runs: dict[str, dict[str, list[str]]]
                             "pos": pa.array([r[2] for r in rows], pa.int64())})
             c.register("t_rows", tbl)
             # scores increase down the list: only file order gives NTCIREVAL's ranking
-            c.execute("INSERT INTO run_row SELECT ?, topic, doc, pos, pos, pos FROM t_rows",
+            c.execute("INSERT INTO run_row (run_id, topic, doc, score, rank, file_order) SELECT ?, topic, doc, pos, pos, pos FROM t_rows",
                       [rid])
             c.unregister("t_rows")
         run_ids.append(rid)
