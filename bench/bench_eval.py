@@ -160,7 +160,8 @@ def irw(*args) -> list[str]:
 
 
 def mflags() -> list[str]:
-    return [x for m in MEASURES for x in ("-m", m)]
+    # runid: irw, like trec_eval, prints the runid row only when it is asked for
+    return ["-m", "runid"] + [x for m in MEASURES for x in ("-m", m)]
 
 
 PYTREC_SCRIPT = r"""

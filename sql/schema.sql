@@ -123,10 +123,13 @@ CREATE TABLE IF NOT EXISTS score (
     params       VARCHAR NOT NULL,
     options      VARCHAR NOT NULL,
     value        DOUBLE,
-    text         VARCHAR,           -- text-valued measures (relstring); value is NULL then
+    text         VARCHAR,           -- text-valued measures (relstring): value is NULL then
     definition_hash VARCHAR NOT NULL,
     computed_at  TIMESTAMP DEFAULT current_timestamp
 );
+-- Warehouses created before text-valued measures existed gain the column on connect.
+ALTER TABLE score ADD COLUMN IF NOT EXISTS text VARCHAR;
+
 
 -- Results of `irw compare --store`: one row per run pair, with what is needed to reproduce it
 -- (the test, B and the seed of the random generator).

@@ -321,6 +321,58 @@ def plot_by_rank(rows: list[dict], folder: Path) -> str:
     return _save(fig, folder, "by_rank")
 
 
+def plot_cg_curves(rows: list[dict], folder: Path) -> str:
+    """Seed 002/003 figures: mean DCG and normalised DCG (mean DCG / mean ideal DCG) by rank,
+    one line per run."""
+    fig = _figure(12, 4.5)
+    axes = fig.subplots(1, 2)
+    runs = sorted({r["run"] for r in rows})
+    from matplotlib import colormaps
+    cmap = colormaps["tab20"]
+    for ax, column, title in zip(axes, ("dcg", "ndcg_of_means"),
+                                 ("DCG (mean over topics)", "nDCG (mean DCG / mean ideal DCG)")):
+        for i, run in enumerate(runs):
+            pts = sorted((r["rank"], r[column]) for r in rows if r["run"] == run)
+            ax.plot([p[0] for p in pts], [p[1] if p[1] is not None else float("nan")
+                                          for p in pts], marker=".", label=run,
+                    color=cmap(i % 20), linestyle=("-", "--", ":", "-.")[(i // 20) % 4])
+        ax.set_xlabel("rank")
+        ax.set_title(title, fontsize=9)
+        ax.grid(alpha=0.3)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize=6, loc="outside right upper")
+    return _save(fig, folder, "cg_curves")
+
+
+def plot_asl(measures_rows: dict[str, list[dict]], folder: Path, *, seed: int) -> str | None:
+    """ASL curves (seed 000 Fig 16, seed 001 Figs 8-9) of the paired bootstrap, one curve per
+    measure, from irwarehouse.meta.discpower; None with fewer than three runs."""
+    import numpy as np
+    from ..meta.discpower import discriminative_power
+    rows = []
+    for measure, cells in measures_rows.items():
+        runs = sorted({c["run"] for c in cells})
+        topics = sorted({c["topic"] for c in cells})
+        if len(runs) < 3:
+            return None
+        value = {(c["run"], c["topic"]): c["value"] for c in cells}
+        topics = [t for t in topics if all((r, t) in value for r in runs)]
+        matrix = np.array([[value[(r, t)] for r in runs] for t in topics], dtype=float)
+        rows.append(discriminative_power(matrix, measure=measure, test="bootstrap", B=1000,
+                                         rng=seed))
+    fig = _figure(7, 4.5)
+    ax = fig.subplots()
+    for row in rows:
+        asl = np.sort(np.asarray(row.asl))
+        ax.plot(np.arange(1, len(asl) + 1), asl, label=row.measure)
+    ax.axhline(0.05, color="grey", linewidth=0.8, linestyle=":")
+    ax.set_xlabel("run pairs sorted by ASL")
+    ax.set_ylabel("ASL (paired bootstrap, B = 1000)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+    return _save(fig, folder, "asl_curves")
+
+
 def plot_scatter(rows: list[dict], x: str, y: str, folder: Path) -> str:
     fig = _figure(6, 5)
     ax = fig.subplots()
@@ -487,6 +539,14 @@ def build_report(wh, campaign: str, out_dir: str | Path, *, measures: list[str] 
         "deltas": plot_deltas(data["deltas"], first, baseline, figures) if data["deltas"]
         else None,
     }
+    curves = wh.cg_curves(campaign, qrels=qrels_name, depth=20, average=True).to_pylist()
+    images["cg"] = plot_cg_curves(curves, figures)
+    per_measure = {m: wh.con.execute(
+        "SELECT run, topic, value FROM topic_score WHERE campaign = ? AND qrels = ? "
+        "AND options = ? AND measure = ?", [campaign, qrels_name, options, m]).fetchall()
+        for m in names}
+    images["asl"] = plot_asl({m: [{"run": r, "topic": t, "value": v} for r, t, v in rows]
+                                  for m, rows in per_measure.items()}, figures, seed=seed)
     num_topics = len({r["topic"] for r in data["heatmap"]})
     tukey = tukey_text(data["heatmap"], first, seed=seed)
     esc = html.escape
@@ -524,6 +584,22 @@ def build_report(wh, campaign: str, out_dir: str | Path, *, measures: list[str] 
                  "Mean P@k and nDCG@k at trec_eval's cutoffs 5 … 1000 (log scale).",
                  _img(images["by_rank"], "P@k and nDCG@k by cutoff", "by_rank"),
                  sql("by_rank")),
+        _section("Cumulated gain curves by rank (seed 002, 003)",
+                 "Mean DCG (Jarvelin-Kekalainen, log base 2, no discount before rank 2) and "
+                 "nDCG as mean DCG over mean ideal DCG at ranks 1-20; gains are the levels.",
+                 _img(images["cg"], "DCG and nDCG curves", "cg_curves"),
+                 _python_block(f"Warehouse.cg_curves({campaign!r}, qrels={qrels_name!r}, "
+                               "depth=20, average=True); in SQL after the evaluation context "
+                               "is built: SELECT * FROM cg_curve_mean(MAP {}, 20, 2, 'jk')")),
+        _section("ASL curves (discriminative power)",
+                 "Achieved significance level of every run pair under the paired bootstrap "
+                 "(B = 1000), pairs sorted by ASL, one curve per measure; curves lower down "
+                 "mean a more discriminative measure (seed 000 Fig 16). Needs 3 runs or more.",
+                 _img(images["asl"], "ASL curves", "asl_curves") if images["asl"]
+                 else "<p>(fewer than three runs)</p>",
+                 _python_block(f"irw meta discpower -C {campaign} "
+                               + " ".join(f"-m {n}" for n in names)
+                               + f" --test bootstrap -B 1000 --seed {seed}")),
         *([_section(f"{esc(scatter_names[0][0])} against {esc(scatter_names[1][0])}",
                     "Per-run means of two measures.",
                     _img(images["scatter"], "scatter of two measures", "scatter"),

@@ -19,8 +19,10 @@ FIGURES = ["means_ci", "heatmap", "pr_curves", "by_rank", "deltas"]
 
 
 def _check_report(out, warehouse, extra=()):
-    figures = FIGURES + list(extra)
     html = (out / "report.html").read_text()
+    # ASL curves need three runs or more; the report says so otherwise
+    asl = [] if "(fewer than three runs)" in html else ["asl_curves"]
+    figures = FIGURES + ["cg_curves", *asl] + list(extra)
     assert "http://" not in html and "https://" not in html          # self-contained
     assert html.count("data:image/png;base64,") == len(figures)
     for name in figures:
@@ -79,7 +81,9 @@ def test_report_with_a_single_run(tmp_path, sample_data):
     res = CliRunner().invoke(app, ["report", "-w", str(wh_path), "-C", "one", "-o", str(out)])
     assert res.exit_code == 0, res.output
     html = (out / "report.html").read_text()
-    assert "(no other run)" in html and html.count("data:image/png;base64,") == 4
+    # means, heat map, PR curves, by-rank and CG curves; no deltas, no ASL curves
+    assert "(no other run)" in html and html.count("data:image/png;base64,") == 5
+    assert "(fewer than three runs)" in html
     assert not (out / "figures" / "deltas.png").exists()
 
 
