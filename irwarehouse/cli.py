@@ -62,6 +62,22 @@ def _fail(exc: Exception) -> None:
     raise typer.Exit(1)
 
 
+def _progress_bar(label: str):
+    """A `progress(done, total)` callback drawing a bar on stderr, only on a terminal (so that
+    piped output and tests stay clean); None otherwise."""
+    if not sys.stderr.isatty():
+        return None
+
+    def progress(done: int, total: int) -> None:
+        width = 30
+        filled = int(width * done / max(total, 1))
+        sys.stderr.write(f"\r{label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+        if done >= total:
+            sys.stderr.write("\r" + " " * (width + len(label) + 16) + "\r")
+        sys.stderr.flush()
+    return progress
+
+
 def _guard(fn):
     """Run a command body, turning domain errors into one line and exit code 1."""
     from .errors import IrwError
@@ -251,7 +267,8 @@ def eval_cmd(
             from .api import Warehouse
             with Warehouse(_warehouse_path(warehouse), create=False) as wh:
                 result = wh.evaluate(measure_names, campaign=campaign, runs=run, qrels=qrels,
-                                     store=store, options=opts, ntcir=ntcir)
+                                     store=store, options=opts, ntcir=ntcir,
+                                     progress=_progress_bar("evaluating"))
         else:
             if not files or len(files) < 2:
                 raise IrwError("usage: irw eval QRELS RUN [RUN ...] (or --campaign NAME)")
@@ -261,7 +278,8 @@ def eval_cmd(
             from .api import evaluate_files
             result = evaluate_files(files[0], files[1:], measure_names, options=opts,
                                     qrels_format=qrels_format.value, keep_first=keep_first,
-                                    intents=intents, ntcir=ntcir)
+                                    intents=intents, ntcir=ntcir,
+                                    progress=_progress_bar("evaluating"))
         sys.stdout.write(render(result, fmt.value, per_topic=query))
     _guard(body)
 

@@ -134,19 +134,26 @@ def _bind(value):
 
 
 def evaluate(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: int,
-             requests: list[MeasureRequest], opts: EvalOptions = EvalOptions()) -> EvalResult:
+             requests: list[MeasureRequest], opts: EvalOptions = EvalOptions(),
+             progress=None) -> EvalResult:
+    """`progress(done, total)`, when given, is called after the ranking and after each batch
+    of measures (the CLI draws a bar on a terminal)."""
     if not requests:
         raise MeasureError("no measures requested")
+    batches = range(0, len(requests), MACROS_PER_STATEMENT)
+    report = progress or (lambda done, total: None)
     build_context(con, run_ids, qrels_id, opts)
+    report(1, len(batches) + 1)
     if diversity.needed(requests):
         diversity.prepare(con, requests, _context_params(qrels_id, opts))
     # A few macros per statement: planning one UNION ALL of many macros grows faster than
     # linearly (52 NTCIREVAL macros: seconds in one statement, a fraction in small batches).
     con.execute("CREATE OR REPLACE TEMP TABLE ev_scores (run_id INTEGER, topic VARCHAR, "
                 "measure VARCHAR, value DOUBLE, text VARCHAR)")
-    for i in range(0, len(requests), MACROS_PER_STATEMENT):
+    for done, i in enumerate(batches, start=2):
         query, values = _macro_query(requests[i:i + MACROS_PER_STATEMENT])
         con.execute(f"INSERT INTO ev_scores {query}", values)
+        report(done, len(batches) + 1)
     con.execute("CREATE OR REPLACE TEMP TABLE ev_measures (measure VARCHAR, summary VARCHAR, "
                 "ord INTEGER)")
     con.executemany("INSERT INTO ev_measures VALUES (?, ?, ?)",

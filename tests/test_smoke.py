@@ -61,3 +61,12 @@ def test_run_ingested_twice_is_refused(tmp_path):
     assert "already in campaign" in again.output
     assert runner.invoke(app, ["ingest", "run", RUN, "--campaign", "c", "--replace", *w]
                          ).exit_code == 0
+
+
+def test_evaluation_reports_progress_to_the_end():
+    from irwarehouse.api import evaluate_files
+    calls = []
+    evaluate_files(QRELS, [RUN], ["all_trec"], progress=lambda done, total: calls.append(
+        (done, total)))
+    assert calls[0][0] == 1 and calls[-1][0] == calls[-1][1] > 1
+    assert [d for d, _ in calls] == list(range(1, calls[-1][1] + 1))
