@@ -668,3 +668,28 @@ def test_pyntcireval_rel_res_condensed_with_bpref():
     want = evaluate_topic(read_res(res), read_rel(rel), [1, 2, 3], condensed=True, bpref=True)
     assert list(got) == list(want)
     assert assert_same_printed(want, got, "sample -j") == 5 + 13 + 17 + 7
+
+
+@pytest.mark.realdata
+@pytest.mark.slow
+@pytest.mark.parametrize("run", ["THUIR-CO-NEW-2", "baseline"])
+def test_www4_condensed_with_bpref_matches_oracle(run):
+    """`-J -m ntcireval-j` (label -j | compute -j, which has no official output) on real runs:
+    the .nev text equals the oracle's, line for line, on all 50 topics."""
+    from tests.oracles.nev_format import format_topic
+    from tests.oracles.ntcireval_oracle import split_trec_run
+    from tests.test_ntcireval_oracle import read_ntcir_qrels, read_run_lines
+    qrels_path = need(WWW4 / "www4gold-corrected.qrels")
+    run_path = www4_run_path(run)
+    result = evaluate_files(qrels_path, [run_path], ["ntcireval-j"],
+                            options=EvalOptions(order="file", depth=1000, complete=True,
+                                                judged_only=True),
+                            qrels_format="ntcir_qrels", ntcir=nev_settings("1:2", (1, 10)))
+    qrels = read_ntcir_qrels(qrels_path)
+    lines = read_run_lines(run_path)
+    expected = []
+    for topic in sorted(qrels):
+        want = evaluate_topic(split_trec_run(lines, topic), qrels[topic], [1, 2],
+                              cutoffs=[1, 10], condensed=True, bpref=True)
+        expected += format_topic(topic, want)
+    assert nev_text(result) == "".join(line + "\n" for line in expected)
