@@ -577,6 +577,8 @@ def test_parse_gains_forms():
     assert parse_gains("1:1,2:3,3:7") == {1: 1.0, 2: 3.0, 3: 7.0}
     assert parse_gains("L1:1,L2:3") == {1: 1.0, 2: 3.0}
     assert parse_gains("S:3,A:2,B:1") == {1: 1.0, 2: 2.0, 3: 3.0}
+    assert parse_gains("exp:3") == {1: 1.0, 2: 3.0, 3: 7.0}
+    assert parse_gains("level") == {}
     from irwarehouse.errors import MeasureError
     with pytest.raises(MeasureError):
         parse_gains("3:1")                      # L1=3 > L2=1: ntcir_eval refuses it
