@@ -124,6 +124,16 @@ class Warehouse:
             self._store(result, qid)
         return result
 
+    def cg_curves(self, campaign: str, *, runs: list[str] | None = None,
+                  qrels: str | None = None, depth: int = 20, log_base: float = 2.0,
+                  variant: str = "jk", gains: dict[int, float] | None = None,
+                  average: bool = False, options: EvalOptions | None = None) -> pa.Table:
+        """CG/DCG/nCG/nDCG curves by rank (irwarehouse.curves.cg_curves) as Arrow."""
+        from .curves import cg_curves
+        return cg_curves(self.con, self.run_ids(campaign, runs), self.qrels_id(campaign, qrels),
+                         depth=depth, log_base=log_base, variant=variant, gains=gains,
+                         average=average, options=options)
+
     def _store(self, result: EvalResult, qrels_id: int) -> None:
         meta = pa.table({
             "measure": [r.name for r in result.requests],
@@ -141,9 +151,9 @@ class Warehouse:
                                  [qrels_id, result.options.describe()])
                 self.con.execute("""
                     INSERT INTO score (run_id, qrels_id, topic, measure, family, params, options,
-                                       value, definition_hash)
+                                       value, text, definition_hash)
                     SELECT s.run_id, ?, s.topic, s.measure, m.family, m.params, ?, s.value,
-                           m.definition_hash
+                           s.text, m.definition_hash
                     FROM ev_scores s JOIN ev_store_meta m ON m.measure = s.measure""",
                                  [qrels_id, result.options.describe()])
         finally:
@@ -173,8 +183,7 @@ def evaluate_files(qrels: str | Path, runs: list[str | Path], measures: list[str
         if intents is not None:
             wh.ingest_intents(intents, "files")
         # One campaign per file, so that runs sharing a tag keep their trec_eval runid.
-        run_ids = [wh.ingest_run(path, f"files-{i}", keep_first=keep_first)
-                   for i, path in enumerate(runs)]
+        run_ids = _ingest.ingest_run_files(wh.con, runs, keep_first=keep_first, private=True)
         result = evaluate(wh.con, run_ids, qid, requests, options)
         result.runid = wants_runid(measures)
         return result

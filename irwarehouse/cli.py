@@ -354,8 +354,11 @@ def demo(
     warehouse: Annotated[Path, typer.Option(help="Where to build the demo warehouse.")]
     = Path("demo.duckdb"),
 ):
-    """Build a warehouse from the bundled sample campaign (data/) and evaluate it."""
+    """Build a warehouse from the bundled sample campaign (data/: NIST's trec_eval test files),
+    evaluate its two runs with trec_eval's and NTCIREVAL's measures, store the per-topic scores,
+    and query and compare them."""
     def body():
+        from . import compare as cmp
         from .api import Warehouse
         from .output import render
         data = _data_dir()
@@ -365,13 +368,24 @@ def demo(
             wh.ingest_qrels(data / "qrels.test", "sample", name="binary")
             wh.ingest_qrels(data / "qrels.rel_level", "sample", name="graded")
             for run in sorted(data.glob("runs/*")):
-                wh.ingest_run(run, "sample", team=run.name.split(".")[0])
-            result = wh.evaluate(["map", "P.10", "ndcg_cut.10", "recip_rank", "bpref"],
-                                 campaign="sample", qrels="graded", store=True)
+                # both files carry the tag STANDARD: name them after the file
+                wh.ingest_run(run, "sample", name=run.name, team="nist")
+            result = wh.evaluate(["runid", "map", "P.10", "ndcg_cut.10", "recip_rank", "bpref",
+                                  "Q", "nERR@10"], campaign="sample", qrels="graded",
+                                 store=True)
             typer.echo(render(result, "trec_eval", per_topic=False))
+            typer.echo("SELECT run, measure, round(mean, 4) FROM run_score "
+                       "WHERE measure IN ('map', 'Q'):")
+            for row in wh.con.execute("SELECT run, measure, round(mean, 4) FROM run_score "
+                                      "WHERE measure IN ('map', 'Q') ORDER BY ALL").fetchall():
+                typer.echo("  " + "  ".join(map(str, row)))
+            matrix = cmp.matrix_for(wh, ["sample"], "map", None, "drop")
+            comparison = cmp.run_tests(matrix, test="t", correction=None, alpha=0.05, B=None,
+                                       seed=None)
+            typer.echo("\n" + cmp.table_text(comparison, matrix))
             n = wh.con.execute("SELECT count(*) FROM score").fetchone()[0]
         typer.echo(f"{n} per-topic scores stored in {warehouse}; try:\n"
-                   f"  duckdb {warehouse} \"SELECT * FROM run_score\"")
+                   f"  irw sql -w {warehouse} \"SELECT * FROM run_score\"")
     _guard(body)
 
 

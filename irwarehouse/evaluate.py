@@ -16,10 +16,11 @@ from .sqlassets import read_sql, sections
 
 ORDERS = ("score", "rank", "file")
 
-# Below this many judged documents per retrieved list on average, rank judged documents by
-# counting (no full sort of the run); above it, one window sort is cheaper. Measured with
-# bench/bench_eval.py (sparse 7,000-topic run vs dense 100-run campaign).
-COUNTING_PLAN_MAX_JUDGED_PER_LIST = 40
+# Below this many judged documents per topic on average, rank judged documents by counting (no
+# full sort of the run); above it, one window sort is cheaper. Measured on the 7M-line bench run
+# (bench/bench_eval.py) with 5, 12 and 25 judged documents per topic: counting 1.2, 1.7, 2.8 CPU
+# seconds vs window 3.0, 2.8, 3.5; the crossover is near 30.
+COUNTING_PLAN_MAX_JUDGED_PER_LIST = 30
 MACROS_PER_STATEMENT = 4
 
 
@@ -69,23 +70,34 @@ def _used(sql: str, params: dict) -> dict:
 
 def build_context(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: int,
                   opts: EvalOptions) -> str:
-    """Fill the ev_* relations; returns the ranking plan used ('window' or 'counting')."""
+    """Fill the ev_* relations; returns the ranking plan used ('stored', 'window' or
+    'counting')."""
     sql = sections(read_sql("context.sql"))
     params = _context_params(qrels_id, opts)
     con.execute("CREATE OR REPLACE TEMP TABLE ev_runs AS SELECT unnest($ids::INTEGER[]) AS run_id",
                 {"ids": list(run_ids)})
     for name in ("options", "judgment", "topic"):
         con.execute(sql[name], _used(sql[name], params))
-    plan = choose_plan(con)
-    ranked = sql["ranked_counting" if plan == "counting" else "ranked_window"]
+    plan = choose_plan(con, opts)
+    ranked = sql[f"ranked_{plan}"]
     con.execute(ranked, _used(ranked, params))
     for name in ("finish_ranked", "run_topic"):
         con.execute(sql[name], _used(sql[name], params))
     return plan
 
 
-def choose_plan(con: duckdb.DuckDBPyConnection) -> str:
-    """Counting plan when few documents per topic are judged relative to the list lengths."""
+def choose_plan(con: duckdb.DuckDBPyConnection, opts: EvalOptions | None = None) -> str:
+    """'stored' when every run has the trec_eval 9 score-order rank stored at ingestion and that
+    is the order asked for; otherwise 'counting' when few documents per topic are judged relative
+    to the list lengths, else 'window'."""
+    opts = opts or EvalOptions()
+    if opts.order == "score" and opts.version < 10:
+        missing = con.execute("""
+            SELECT EXISTS (SELECT 1 FROM run_row
+                           WHERE run_id IN (SELECT run_id FROM ev_runs)
+                             AND score_rank IS NULL)""").fetchone()[0]
+        if not missing:
+            return "stored"
     judged, lists = con.execute(
         "SELECT (SELECT count(*) FROM ev_judgment), "
         "(SELECT count(*) FROM ev_topic)").fetchone()

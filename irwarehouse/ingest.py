@@ -10,7 +10,7 @@ from pathlib import Path
 import duckdb
 
 from .errors import WarehouseError
-from .formats.trec import sha256_of, stage_qrels, stage_run
+from .formats.trec import sha256_of, stage_qrels, stage_run, stage_runs_bulk
 
 QRELS_FORMATS = ("qrels", "diversity", "ntcir_qrels")
 
@@ -105,8 +105,13 @@ def store_staged_run(con: duckdb.DuckDBPyConnection, campaign: str, *, name: str
             INSERT INTO run (campaign_id, name, team, source_path, sha256, num_rows)
             VALUES (?, ?, ?, ?, ?, ?) RETURNING run_id""",
                           [cid, name, team, source, digest, n]).fetchone()[0]
-        con.execute("INSERT INTO run_row SELECT ?, topic, doc, score, rank, file_order "
-                    "FROM stage_run", [rid])
+        # score_rank: trec_eval 9's order (float32 score desc, docno desc), as ranked_window.
+        con.execute("""
+            INSERT INTO run_row (run_id, topic, doc, score, rank, file_order, score_rank)
+            SELECT ?, topic, doc, score, rank, file_order,
+                   row_number() OVER (PARTITION BY topic
+                                      ORDER BY CAST(CAST(score AS FLOAT) AS DOUBLE) DESC, doc DESC)
+            FROM stage_run""", [rid])
     return rid
 
 
@@ -146,3 +151,50 @@ def assign_intent_probabilities(con: duckdb.DuckDBPyConnection, campaign: str, *
             INSERT INTO intent (campaign_id, topic, intent, probability) VALUES (?, ?, ?, ?)
             ON CONFLICT DO UPDATE SET probability = excluded.probability""", values)
     return len(values)
+
+
+def ingest_run_files(con: duckdb.DuckDBPyConnection, paths, *, keep_first: bool = False,
+                     campaign_prefix: str = "files-", private: bool = False) -> list[int]:
+    """Runs evaluated from files: file i goes into its own campaign `files-i`, so that runs
+    sharing a tag keep their trec_eval runid. One bulk CSV read when every file is clean;
+    otherwise file by file (the same checks and error messages).
+
+    `private`: the connection is a fresh, throw-away warehouse (api.evaluate_files). Then the
+    staged rows become run_row (a view over them, not a copy) and no sha256 is computed."""
+    paths = [Path(p) for p in paths]
+    if private:
+        private = con.execute("SELECT (SELECT count(*) FROM run) + (SELECT count(*) FROM run_row)"
+                              ).fetchone()[0] == 0
+    meta = stage_runs_bulk(con, paths, digest=not private)
+    if meta is None:
+        return [ingest_run(con, path, f"{campaign_prefix}{i}", keep_first=keep_first)
+                for i, path in enumerate(paths)]
+    for m in meta:
+        _check_name("run", m["tag"])
+    run_ids = []
+    with transaction(con):
+        for i, (path, m) in enumerate(zip(paths, meta)):
+            cid = campaign_id(con, f"{campaign_prefix}{i}", create=True)
+            # private: run_id = file number (stage_runs.fi), so the staged rows need no join
+            run_ids.append(con.execute("""
+                INSERT INTO run (run_id, campaign_id, name, source_path, sha256, num_rows)
+                VALUES (CASE WHEN ? THEN ? ELSE nextval('run_id_seq') END, ?, ?, ?, ?, ?)
+                RETURNING run_id""", [private, i + 1, cid, m["tag"], str(path.resolve()),
+                                      m["sha256"], m["n"]]).fetchone()[0])
+        if private:
+            con.execute("DROP TABLE run_row")
+            con.execute("""
+                CREATE TEMP VIEW run_row AS
+                SELECT fi AS run_id, topic, doc, score, rank, file_order,
+                       CAST(NULL AS BIGINT) AS score_rank
+                FROM stage_runs""")
+        else:
+            con.execute("""
+                INSERT INTO run_row (run_id, topic, doc, score, rank, file_order)
+                SELECT ids.run_id, s.topic, s.doc, s.score, s.rank, s.file_order
+                FROM stage_runs s
+                JOIN (SELECT unnest($ids) AS run_id, generate_subscripts($ids, 1) AS fi) ids
+                  ON ids.fi = s.fi""", {"ids": run_ids})
+    if not private:
+        con.execute("DROP TABLE stage_runs")
+    return run_ids

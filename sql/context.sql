@@ -73,11 +73,23 @@ judged AS (
 )
 SELECT * FROM judged;
 
+-- name: ranked_stored
+-- Plan for runs ingested into a warehouse, in trec_eval 9's score order: the rank stored at
+-- ingestion (run_row.score_rank); only the judged documents are read, nothing is sorted.
+CREATE OR REPLACE TEMP TABLE ev_ranked AS
+SELECT r.run_id, r.topic, r.score_rank AS full_rank, j.rel
+FROM run_row r JOIN ev_judgment j ON j.topic = r.topic AND j.doc = r.doc
+WHERE r.run_id IN (SELECT run_id FROM ev_runs)
+  AND ($depth IS NULL OR r.score_rank <= $depth);
+
 -- name: ranked_counting
 -- Plan for sparsely judged runs (few judged documents per topic): the rank of a judged document
 -- is 1 + the number of documents of its list that sort before it; no full sort of the run.
+-- Counted in two joins keyed by an integer id of the judged row: documents with a greater key
+-- (numbers only, no strings in the pairs), then equal keys broken by docno (score order) or
+-- file position (rank order).
 CREATE OR REPLACE TEMP TABLE ev_ranked AS
-WITH keyed AS (
+WITH keyed AS MATERIALIZED (
     SELECT r.run_id, r.topic, r.doc,
            CASE $order
                WHEN 'score' THEN CASE WHEN $float_scores
@@ -85,24 +97,33 @@ WITH keyed AS (
                                       ELSE r.score END
                WHEN 'rank' THEN -CAST(r.rank AS DOUBLE)
                ELSE -CAST(r.file_order AS DOUBLE) END AS key_num,
-           CASE WHEN $order = 'score' THEN r.doc ELSE '' END AS key_doc,
            CASE WHEN $order = 'rank' THEN -r.file_order ELSE 0 END AS key_tie
     FROM run_row r
     WHERE r.run_id IN (SELECT run_id FROM ev_runs)
       AND r.topic IN (SELECT topic FROM ev_topic)
 ),
-judged AS (
-    SELECT k.*, j.rel
+judged AS MATERIALIZED (
+    SELECT row_number() OVER () AS jid, k.*, j.rel
     FROM keyed k JOIN ev_judgment j ON j.topic = k.topic AND j.doc = k.doc
 ),
-counted AS (
-    SELECT jd.run_id, jd.topic, jd.rel,
-           1 + count(*) FILTER (WHERE k.key_num > jd.key_num
-                                   OR (k.key_num = jd.key_num AND k.key_doc > jd.key_doc)
-                                   OR (k.key_num = jd.key_num AND k.key_doc = jd.key_doc
-                                       AND k.key_tie > jd.key_tie)) AS full_rank
+above_key AS (
+    SELECT jd.jid, count(*) AS n
     FROM judged jd JOIN keyed k ON k.run_id = jd.run_id AND k.topic = jd.topic
-    GROUP BY jd.run_id, jd.topic, jd.doc, jd.rel
+    WHERE k.key_num > jd.key_num
+    GROUP BY jd.jid
+),
+above_tie AS (
+    SELECT jd.jid, count(*) AS n
+    FROM judged jd JOIN keyed k
+      ON k.run_id = jd.run_id AND k.topic = jd.topic AND k.key_num = jd.key_num
+    WHERE CASE WHEN $order = 'score' THEN k.doc > jd.doc ELSE k.key_tie > jd.key_tie END
+    GROUP BY jd.jid
+),
+counted AS (
+    SELECT jd.run_id, jd.topic, jd.rel, 1 + coalesce(a.n, 0) + coalesce(t.n, 0) AS full_rank
+    FROM judged jd
+    LEFT JOIN above_key a ON a.jid = jd.jid
+    LEFT JOIN above_tie t ON t.jid = jd.jid
 )
 SELECT run_id, topic, full_rank, rel
 FROM counted

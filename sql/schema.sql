@@ -85,6 +85,10 @@ CREATE TABLE IF NOT EXISTS run_row (
     rank         BIGINT,
     file_order   BIGINT NOT NULL
 );
+-- The row's position in trec_eval 9.x's ranking of its topic (score read as float32, desc; docno
+-- desc), computed when a run is ingested into a warehouse so that re-evaluations need no sort;
+-- NULL where not computed (runs evaluated straight from files, older warehouses).
+ALTER TABLE run_row ADD COLUMN IF NOT EXISTS score_rank BIGINT;
 
 CREATE TABLE IF NOT EXISTS pool (
     pool_id      INTEGER PRIMARY KEY,
@@ -119,6 +123,7 @@ CREATE TABLE IF NOT EXISTS score (
     params       VARCHAR NOT NULL,
     options      VARCHAR NOT NULL,
     value        DOUBLE,
+    text         VARCHAR,           -- text-valued measures (relstring); value is NULL then
     definition_hash VARCHAR NOT NULL,
     computed_at  TIMESTAMP DEFAULT current_timestamp
 );
@@ -153,7 +158,7 @@ FROM run r JOIN campaign c USING (campaign_id);
 
 CREATE OR REPLACE VIEW topic_score AS
 SELECT c.name AS campaign, r.name AS run, r.team, q.name AS qrels, s.topic, s.measure, s.family,
-       s.params, s.options, s.value, s.computed_at
+       s.params, s.options, s.value, s.text, s.computed_at
 FROM score s
 JOIN run r USING (run_id)
 JOIN campaign c ON c.campaign_id = r.campaign_id

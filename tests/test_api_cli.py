@@ -63,7 +63,7 @@ def test_stored_scores_are_trec_eval_values(warehouse):
     expected = expected_rows(version=9)            # the default semantics: trec_eval 9.0.8
     con = duckdb.connect(str(warehouse), read_only=True)
     try:
-        rows = con.execute("SELECT topic, measure, value FROM score").fetchall()
+        rows = con.execute("SELECT topic, measure, CASE WHEN text IS NULL THEN value ELSE NULL END, text FROM score").fetchall()
         views = con.execute("""SELECT campaign, run, team, qrels, count(*) FROM topic_score
                                GROUP BY ALL""").fetchall()
         run_score = dict(con.execute("""SELECT measure, mean FROM run_score
@@ -72,11 +72,15 @@ def test_stored_scores_are_trec_eval_values(warehouse):
         con.close()
     assert views == [("trec", "STANDARD", "nist", "qrels.test", len(rows))]
     compared = 0
-    for topic, measure, value in rows:
+    for topic, measure, number, text in rows:
+        value = number if text is None else text
         printed = expected.get((measure, topic))
         if printed is None:
             continue                   # gm_map/gm_bpref are stored per topic, printed in all
-        assert f"{value:6.4f}" == printed or str(int(value)) == printed, (measure, topic)
+        if isinstance(value, str):                 # relstring, printed between quotes
+            assert f"'{value}'" == printed, (measure, topic)
+        else:
+            assert f"{value:6.4f}" == printed or str(int(value)) == printed, (measure, topic)
         compared += 1
     assert compared >= 3 * 80
     assert f"{run_score['map']:6.4f}" == expected[("map", "all")]
