@@ -200,7 +200,8 @@ def load(qrels: dict[str, dict[str, int]], runs: dict[str, dict[str, list[str]]]
     tbl = pa.table({"topic": [j[0] for j in judged], "doc": [j[1] for j in judged],
                     "rel": pa.array([j[2] for j in judged], pa.int32())})
     c.register("t_judged", tbl)
-    c.execute("INSERT INTO judgment SELECT ?, topic, '', doc, rel FROM t_judged", [qid])
+    c.execute("INSERT INTO judgment (qrels_id, topic, intent, doc, rel) "
+              "SELECT ?, topic, '', doc, rel FROM t_judged", [qid])
     c.unregister("t_judged")
     run_ids = []
     for name, topics in runs.items():
@@ -212,7 +213,8 @@ def load(qrels: dict[str, dict[str, int]], runs: dict[str, dict[str, list[str]]]
                             "pos": pa.array([r[2] for r in rows], pa.int64())})
             c.register("t_rows", tbl)
             # scores increase down the list: only file order gives NTCIREVAL's ranking
-            c.execute("INSERT INTO run_row SELECT ?, topic, doc, pos, pos, pos FROM t_rows",
+            c.execute("INSERT INTO run_row (run_id, topic, doc, score, rank, file_order) "
+                      "SELECT ?, topic, doc, pos, pos, pos FROM t_rows",
                       [rid])
             c.unregister("t_rows")
         run_ids.append(rid)
