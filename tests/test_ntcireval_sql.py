@@ -607,7 +607,8 @@ def test_warehouse_store_and_campaign_nev(tmp_path):
     qrels = tmp_path / "q.qrels"
     qrels.write_text("T1 a L2\nT1 b L1\nT1 c L0\nT2 d L1\nT3 e L0\n")
     run = tmp_path / "r.run"
-    run.write_text("<SYSDESC>a test run</SYSDESC>\n"
+    # a 6-field <SYSDESC> line, as WWW-4's: the CSV fast path must skip it too
+    run.write_text("<SYSDESC>Revival of X-RUN-1 at NTCIR-15 WWW-3</SYSDESC>\n"
                    "T1 0 c 1 9.0 sys\nT1 0 a 2 8.0 sys\nT1 0 x 3 7.0 sys\nT1 0 b 4 6.0 sys\n"
                    "T3 0 e 1 1.0 sys\n")
     s = NtcirSettings(gains={1: 1.0, 2: 2.0}, cutoffs=(1, 10), prefer=True)
