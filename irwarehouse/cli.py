@@ -345,7 +345,7 @@ def measures():
         from .measures import registry
         for mdef in registry().values():
             params = ", ".join(f"{p.name} {p.type} = {p.default}" for p in mdef.params)
-            typer.echo(f"{mdef.name:<24}{mdef.family + '.sql':<20}{params}")
+            typer.echo(f"{mdef.name:<24} {mdef.family + '.sql':<24} {params}")
     _guard(body)
 
 

@@ -130,9 +130,10 @@ def _trec_eval_measure(name: str, params: str | None) -> list[MeasureRequest]:
             if not _:
                 raise MeasureError(f"{name}: expected level=gain pairs, got {pair!r}")
             lvl = int(_number(level, "INTEGER", name))
-            if lvl < 0:
+            if lvl < 0 and mdef.family != "gain":
                 # trec_eval gives -1=g to retrieved documents outside the qrels and -2=g to
-                # in-pool unjudged ones; the evaluation context keeps judged documents only.
+                # in-pool unjudged ones; ndcg.sql reads judged documents only (gain.sql's G,
+                # ndcg_rel and Rndcg do handle them).
                 raise MeasureError(f"{name}: a gain for level {lvl} (documents outside the "
                                    "qrels or unjudged) is not supported")
             gains[lvl] = float(_number(gain, "DOUBLE", name))

@@ -69,7 +69,7 @@ class Loaded:
                                        "rank": pa.array([x[3] for x in r], pa.int64()),
                                        "file_order": pa.array([x[4] for x in r], pa.int64())}))
         con.execute("INSERT INTO judgment SELECT 1, topic, intent, doc, rel FROM j_in")
-        con.execute("INSERT INTO run_row SELECT 1, topic, doc, score, rank, file_order FROM r_in")
+        con.execute("INSERT INTO run_row (run_id, topic, doc, score, rank, file_order) SELECT 1, topic, doc, score, rank, file_order FROM r_in")
         con.unregister("j_in")
         con.unregister("r_in")
 

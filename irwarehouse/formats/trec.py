@@ -226,7 +226,8 @@ def _stage_run_fast(con: duckdb.DuckDBPyConnection, path: Path) -> bool:
                    row_number() OVER () - 1 AS file_order, tag,
                    CASE WHEN topic IS NOT NULL AND q0 IS NOT NULL AND doc IS NOT NULL
                              AND rank IS NOT NULL AND score IS NOT NULL AND tag IS NOT NULL
-                             AND NOT starts_with(topic, '#') THEN 6 END AS nf
+                             AND NOT starts_with(topic, '#')
+                             AND NOT starts_with(topic, '<SYSDESC>') THEN 6 END AS nf
             FROM read_csv($path, columns = {{'topic': 'VARCHAR', 'q0': 'VARCHAR',
                                              'doc': 'VARCHAR', 'rank': 'VARCHAR',
                                              'score': 'VARCHAR', 'tag': 'VARCHAR'}},
@@ -268,7 +269,7 @@ def stage_run(con: duckdb.DuckDBPyConnection, path: Path, *, keep_first: bool = 
             FROM stage_run""").fetchone()
     except (duckdb.InvalidInputException, duckdb.ConversionException):
         raise locate_error(path, fmt) from None
-    except duckdb.IOException as exc:             # a corrupt or truncated gzip stream
+    except (duckdb.IOException, OSError, EOFError, zlib.error) as exc:   # a broken gzip stream
         raise _unreadable(path, exc) from None
     if bad:
         raise locate_error(path, fmt, duplicates=False)
@@ -349,7 +350,8 @@ def stage_runs_bulk(con: duckdb.DuckDBPyConnection, paths: list[Path], *, digest
                    {_strict_integer('r.rank')} AS rank, r.file_order{', r.tag' if keep_tag else ''},
                    CASE WHEN r.topic IS NOT NULL AND r.q0 IS NOT NULL AND r.doc IS NOT NULL
                              AND r.rank IS NOT NULL AND r.score IS NOT NULL AND r.tag IS NOT NULL
-                             AND NOT starts_with(r.topic, '#') THEN 6 END AS nf
+                             AND NOT starts_with(r.topic, '#')
+                             AND NOT starts_with(r.topic, '<SYSDESC>') THEN 6 END AS nf
             FROM (SELECT *, row_number() OVER () AS file_order
                   FROM read_csv($paths, columns = {{'topic': 'VARCHAR', 'q0': 'VARCHAR',
                                                     'doc': 'VARCHAR', 'rank': 'VARCHAR',
