@@ -233,9 +233,7 @@ def _stage_run_fast(con: duckdb.DuckDBPyConnection, path: Path) -> bool:
                                              'score': 'VARCHAR', 'tag': 'VARCHAR'}},
                           delim = ' ', quote = '', escape = '', header = false,
                           auto_detect = false, strict_mode = true, null_padding = false,
-                          all_varchar = true, compression = 'auto')
-            -- NTCIR runs open with a `<SYSDESC>...</SYSDESC>` line, skipped as _is_skipped does
-            WHERE NOT starts_with(coalesce(topic, ''), '<SYSDESC>')""", {"path": str(path)})
+                          all_varchar = true, compression = 'auto')""", {"path": str(path)})
     except duckdb.Error:
         return False
     return con.execute("SELECT count(*) FROM stage_run WHERE nf IS NULL").fetchone()[0] == 0
