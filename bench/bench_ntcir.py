@@ -27,12 +27,12 @@ def build(con, topics: int, depth: int, judged: int) -> tuple[int, int]:
     rid = con.execute("INSERT INTO run (campaign_id, name) VALUES (?, 'r') "
                       "RETURNING run_id", [cid]).fetchone()[0]
     con.execute(f"""
-        INSERT INTO run_row
+        INSERT INTO run_row (run_id, topic, doc, score, rank, file_order)
         SELECT {rid}, 't' || t, 'd' || d, 1000.0 - d + (hash(t, d) % 7) / 10.0, d,
                t * {depth} + d
         FROM range({topics}) a(t), range(1, {depth} + 1) b(d)""")
     con.execute(f"""
-        INSERT INTO judgment
+        INSERT INTO judgment (qrels_id, topic, intent, doc, rel)
         SELECT DISTINCT ON (topic, doc) {qid}, topic, '', doc, rel FROM (
             SELECT 't' || t AS topic, 'd' || (1 + hash(t, j) % ({depth} + {depth} // 4)) AS doc,
                    CASE WHEN j = 0 THEN 2 ELSE (hash(j, t, 7) % 3)::INTEGER END AS rel

@@ -238,7 +238,8 @@ def eval_cmd(
     = None,
     gains: Annotated[Optional[str], typer.Option(
         "--gains", "-g", help="NTCIREVAL gain per level: 1:2 (L1=1, L2=2, as ntcir_eval -g) "
-        "or pairs 1:1,2:3,3:7 / S:3,A:2,B:1. Default: gain = level.")] = None,
+        "or pairs 1:1,2:3,3:7 / S:3,A:2,B:1, or exp:3 (2^level-1). Default: gain = level.")]
+    = None,
 ):
     """Evaluate runs, like trec_eval: `irw eval QRELS RUN -m map -m P.10` or `--campaign C`.
     `--format ntcireval` prints ntcir_eval's .nev (its full set when no -m is given), over the

@@ -324,12 +324,18 @@ def _level(text: str) -> int:
 
 
 def parse_gains(text: str, *, what: str = "gains", monotone: bool = True) -> dict[int, float]:
-    """Gain values per level: ntcir_eval's `1:2:3` (the gains of L1, L2, L3) or explicit pairs
-    `1:1,2:3,3:7`, `L1:1,L2:3`, `S:3,A:2,B:1` (S/A/B = L3/L2/L1), `1=1,2=3`. ntcir_eval refuses
+    """Gain values per level: ntcir_eval's `1:2:3` (the gains of L1, L2, L3), explicit pairs
+    `1:1,2:3,3:7`, `L1:1,L2:3`, `S:3,A:2,B:1` (S/A/B = L3/L2/L1), `1=1,2=3`, `exp:M`
+    (2^level - 1 for L1..LM, = `1:3:7` for M = 3) or `level` (gain = level, the default). ntcir_eval refuses
     gains that decrease with the level (`monotone`); WRR penalties do decrease."""
     text = text.strip()
-    if not text:
+    if not text or text == "level":                         # gain = level
         return {}
+    if text.startswith("exp:"):                             # 2^level - 1 for L1..LM
+        top = int(_number(text[4:], "INTEGER", what))
+        if not 1 <= top <= 30:
+            raise MeasureError(f"{what}: exp:M needs 1 <= M <= 30")
+        return {lv: float(2 ** lv - 1) for lv in range(1, top + 1)}
     if "," not in text and "=" not in text and not any(c.isalpha() for c in text):
         values = [float(_number(v, "DOUBLE", "gains")) for v in text.split(":")]
         gains = {i: v for i, v in enumerate(values, start=1)}

@@ -200,7 +200,8 @@ def load(qrels: dict[str, dict[str, int]], runs: dict[str, dict[str, list[str]]]
     tbl = pa.table({"topic": [j[0] for j in judged], "doc": [j[1] for j in judged],
                     "rel": pa.array([j[2] for j in judged], pa.int32())})
     c.register("t_judged", tbl)
-    c.execute("INSERT INTO judgment SELECT ?, topic, '', doc, rel FROM t_judged", [qid])
+    c.execute("INSERT INTO judgment (qrels_id, topic, intent, doc, rel) "
+              "SELECT ?, topic, '', doc, rel FROM t_judged", [qid])
     c.unregister("t_judged")
     run_ids = []
     for name, topics in runs.items():
@@ -212,7 +213,8 @@ def load(qrels: dict[str, dict[str, int]], runs: dict[str, dict[str, list[str]]]
                             "pos": pa.array([r[2] for r in rows], pa.int64())})
             c.register("t_rows", tbl)
             # scores increase down the list: only file order gives NTCIREVAL's ranking
-            c.execute("INSERT INTO run_row (run_id, topic, doc, score, rank, file_order) SELECT ?, topic, doc, pos, pos, pos FROM t_rows",
+            c.execute("INSERT INTO run_row (run_id, topic, doc, score, rank, file_order) "
+                      "SELECT ?, topic, doc, pos, pos, pos FROM t_rows",
                       [rid])
             c.unregister("t_rows")
         run_ids.append(rid)
@@ -577,6 +579,8 @@ def test_parse_gains_forms():
     assert parse_gains("1:1,2:3,3:7") == {1: 1.0, 2: 3.0, 3: 7.0}
     assert parse_gains("L1:1,L2:3") == {1: 1.0, 2: 3.0}
     assert parse_gains("S:3,A:2,B:1") == {1: 1.0, 2: 2.0, 3: 3.0}
+    assert parse_gains("exp:3") == {1: 1.0, 2: 3.0, 3: 7.0}
+    assert parse_gains("level") == {}
     from irwarehouse.errors import MeasureError
     with pytest.raises(MeasureError):
         parse_gains("3:1")                      # L1=3 > L2=1: ntcir_eval refuses it
@@ -603,7 +607,8 @@ def test_warehouse_store_and_campaign_nev(tmp_path):
     qrels = tmp_path / "q.qrels"
     qrels.write_text("T1 a L2\nT1 b L1\nT1 c L0\nT2 d L1\nT3 e L0\n")
     run = tmp_path / "r.run"
-    run.write_text("<SYSDESC>a test run</SYSDESC>\n"
+    # a 6-field <SYSDESC> line, as WWW-4's: the CSV fast path must skip it too
+    run.write_text("<SYSDESC>Revival of X-RUN-1 at NTCIR-15 WWW-3</SYSDESC>\n"
                    "T1 0 c 1 9.0 sys\nT1 0 a 2 8.0 sys\nT1 0 x 3 7.0 sys\nT1 0 b 4 6.0 sys\n"
                    "T3 0 e 1 1.0 sys\n")
     s = NtcirSettings(gains={1: 1.0, 2: 2.0}, cutoffs=(1, 10), prefer=True)
@@ -668,3 +673,28 @@ def test_pyntcireval_rel_res_condensed_with_bpref():
     want = evaluate_topic(read_res(res), read_rel(rel), [1, 2, 3], condensed=True, bpref=True)
     assert list(got) == list(want)
     assert assert_same_printed(want, got, "sample -j") == 5 + 13 + 17 + 7
+
+
+@pytest.mark.realdata
+@pytest.mark.slow
+@pytest.mark.parametrize("run", ["THUIR-CO-NEW-2", "baseline"])
+def test_www4_condensed_with_bpref_matches_oracle(run):
+    """`-J -m ntcireval-j` (label -j | compute -j, which has no official output) on real runs:
+    the .nev text equals the oracle's, line for line, on all 50 topics."""
+    from tests.oracles.nev_format import format_topic
+    from tests.oracles.ntcireval_oracle import split_trec_run
+    from tests.test_ntcireval_oracle import read_ntcir_qrels, read_run_lines
+    qrels_path = need(WWW4 / "www4gold-corrected.qrels")
+    run_path = www4_run_path(run)
+    result = evaluate_files(qrels_path, [run_path], ["ntcireval-j"],
+                            options=EvalOptions(order="file", depth=1000, complete=True,
+                                                judged_only=True),
+                            qrels_format="ntcir_qrels", ntcir=nev_settings("1:2", (1, 10)))
+    qrels = read_ntcir_qrels(qrels_path)
+    lines = read_run_lines(run_path)
+    expected = []
+    for topic in sorted(qrels):
+        want = evaluate_topic(split_trec_run(lines, topic), qrels[topic], [1, 2],
+                              cutoffs=[1, 10], condensed=True, bpref=True)
+        expected += format_topic(topic, want)
+    assert nev_text(result) == "".join(line + "\n" for line in expected)

@@ -175,10 +175,12 @@ def evaluate_rel_res(rel: str | Path, res: str | Path, *, gains: dict | None = N
         rel_rows = pa.table({"doc": list(judged), "rel": pa.array(list(judged.values()),
                                                                   pa.int32())})
         con.register("rel_rows", rel_rows)
-        con.execute("INSERT INTO judgment SELECT ?, ?, '', doc, rel FROM rel_rows", [qid, topic])
+        con.execute("INSERT INTO judgment (qrels_id, topic, intent, doc, rel) "
+                    "SELECT ?, ?, '', doc, rel FROM rel_rows", [qid, topic])
         res_rows = pa.table({"doc": docs, "pos": pa.array(range(1, len(docs) + 1), pa.int64())})
         con.register("res_rows", res_rows)
-        con.execute("INSERT INTO run_row (run_id, topic, doc, score, rank, file_order) SELECT ?, ?, doc, -pos, pos, pos FROM res_rows",
+        con.execute("INSERT INTO run_row (run_id, topic, doc, score, rank, file_order) "
+                    "SELECT ?, ?, doc, -pos, pos, pos FROM res_rows",
                     [rid, topic])
         result = evaluate(con, [rid], qid, requests,
                           EvalOptions(order="file", judged_only=judged_only, complete=True))
