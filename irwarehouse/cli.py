@@ -11,6 +11,8 @@ from typing import Annotated, Optional
 
 import typer
 
+from .cliopts import Missing, TableFormat
+
 app = typer.Typer(help="irwarehouse: IR evaluation in a DuckDB warehouse.", no_args_is_help=True,
                   add_completion=False, pretty_exceptions_enable=False)
 ingest_app = typer.Typer(help="Put qrels and runs into the warehouse.", no_args_is_help=True)
@@ -300,12 +302,6 @@ class Correction(str, Enum):
     bh = "bh"
 
 
-class TableFormat(str, Enum):
-    table = "table"
-    json = "json"
-    csv = "csv"
-
-
 @app.command()
 def compare(
     campaign: Annotated[list[str], typer.Option("--campaign", "-C", help="Campaign(s); "
@@ -320,8 +316,8 @@ def compare(
                     "is drawn and printed when not given).")] = None,
     alpha: Annotated[float, typer.Option(help="Significance level.")] = 0.05,
     run: Annotated[Optional[list[str]], typer.Option("--run", help="Only these runs.")] = None,
-    missing: Annotated[str, typer.Option(help="Topics missing in a run: error, drop or "
-                       "zero.")] = "error",
+    missing: Annotated[Missing, typer.Option(help="Topics missing in a run: error, drop or "
+                           "zero.")] = Missing.error,
     fmt: Annotated[TableFormat, typer.Option("--format", "-f")] = TableFormat.table,
     store: Annotated[bool, typer.Option(help="Store the results in table `significance`.")]
     = False,
@@ -332,7 +328,7 @@ def compare(
         from . import compare as cmp
         from .api import Warehouse
         with Warehouse(_warehouse_path(warehouse), create=False) as wh:
-            matrix = cmp.matrix_for(wh, campaign, measure, run, missing)
+            matrix = cmp.matrix_for(wh, campaign, measure, run, missing.value)
             with typer.progressbar(length=100, label=f"{test.value}", file=sys.stderr,
                                    hidden=not sys.stderr.isatty()) as bar:
                 state = {"shown": 0}

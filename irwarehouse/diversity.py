@@ -20,6 +20,7 @@ import numpy as np
 import pyarrow as pa
 
 from .errors import MeasureError
+from .measures import _number
 from .sqlassets import read_sql, sections
 
 # ndeval's columns, in its output order
@@ -47,16 +48,6 @@ _NAME_RE = re.compile(r"^([A-Za-z][\w#+-]*)(?:\(([^)]*)\))?(?:@(\d+|n))?$")
 
 def is_diversity(mdef) -> bool:
     return mdef.family.startswith("diversity")
-
-
-def _number(text: str, kind: str, measure: str):
-    try:
-        value = float(text)
-    except ValueError:
-        raise MeasureError(f"{measure}: parameter {text!r} is not a number") from None
-    if not math.isfinite(value):
-        raise MeasureError(f"{measure}: parameter {text!r} is not finite")
-    return int(value) if kind == "INTEGER" else value
 
 
 def _short(value) -> str:

@@ -109,8 +109,10 @@ def store_staged_run(con: duckdb.DuckDBPyConnection, campaign: str, *, name: str
         con.execute("""
             INSERT INTO run_row (run_id, topic, doc, score, rank, file_order, score_rank)
             SELECT ?, topic, doc, score, rank, file_order,
-                   row_number() OVER (PARTITION BY topic
-                                      ORDER BY CAST(CAST(score AS FLOAT) AS DOUBLE) DESC, doc DESC)
+                   row_number() OVER (
+                       PARTITION BY topic
+                       ORDER BY ev_sort_num('score', true, score, rank, file_order) DESC,
+                                ev_sort_doc('score', doc) DESC)
             FROM stage_run""", [rid])
     return rid
 

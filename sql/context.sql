@@ -53,14 +53,9 @@ WITH listed AS (
     SELECT r.run_id, r.topic, r.doc,
            row_number() OVER (
                PARTITION BY r.run_id, r.topic
-               ORDER BY CASE $order
-                            WHEN 'score' THEN CASE WHEN $float_scores
-                                                   THEN CAST(CAST(r.score AS FLOAT) AS DOUBLE)
-                                                   ELSE r.score END
-                            WHEN 'rank' THEN -CAST(r.rank AS DOUBLE)
-                            ELSE -CAST(r.file_order AS DOUBLE) END DESC,
-                        CASE WHEN $order = 'score' THEN r.doc ELSE '' END DESC,
-                        CASE WHEN $order = 'rank' THEN -r.file_order ELSE 0 END DESC
+               ORDER BY ev_sort_num($order, $float_scores, r.score, r.rank, r.file_order) DESC,
+                        ev_sort_doc($order, r.doc) DESC,
+                        ev_sort_tie($order, r.file_order) DESC
            ) AS full_rank
     FROM run_row r
     WHERE r.run_id IN (SELECT run_id FROM ev_runs)
@@ -91,13 +86,8 @@ WHERE r.run_id IN (SELECT run_id FROM ev_runs)
 CREATE OR REPLACE TEMP TABLE ev_ranked AS
 WITH keyed AS MATERIALIZED (
     SELECT r.run_id, r.topic, r.doc,
-           CASE $order
-               WHEN 'score' THEN CASE WHEN $float_scores
-                                      THEN CAST(CAST(r.score AS FLOAT) AS DOUBLE)
-                                      ELSE r.score END
-               WHEN 'rank' THEN -CAST(r.rank AS DOUBLE)
-               ELSE -CAST(r.file_order AS DOUBLE) END AS key_num,
-           CASE WHEN $order = 'rank' THEN -r.file_order ELSE 0 END AS key_tie
+           ev_sort_num($order, $float_scores, r.score, r.rank, r.file_order) AS key_num,
+           ev_sort_tie($order, r.file_order) AS key_tie
     FROM run_row r
     WHERE r.run_id IN (SELECT run_id FROM ev_runs)
       AND r.topic IN (SELECT topic FROM ev_topic)
@@ -242,12 +232,10 @@ WITH listed AS (
     SELECT r.run_id, r.topic, r.doc,
            row_number() OVER (
                PARTITION BY r.run_id, r.topic
-               ORDER BY CASE $order
-                            WHEN 'score' THEN r.score
-                            WHEN 'rank' THEN -CAST(r.rank AS DOUBLE)
-                            ELSE -CAST(r.file_order AS DOUBLE) END DESC,
-                        CASE WHEN $order = 'score' THEN r.doc ELSE '' END DESC,
-                        CASE WHEN $order = 'rank' THEN -r.file_order ELSE 0 END DESC
+               -- ndeval reads scores as doubles (%lf): no float32 ties here
+               ORDER BY ev_sort_num($order, false, r.score, r.rank, r.file_order) DESC,
+                        ev_sort_doc($order, r.doc) DESC,
+                        ev_sort_tie($order, r.file_order) DESC
            ) AS full_rank
     FROM run_row r
     WHERE r.run_id IN (SELECT run_id FROM ev_runs)

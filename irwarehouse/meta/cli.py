@@ -11,6 +11,8 @@ from typing import Annotated, Optional
 
 import typer
 
+from ..cliopts import Missing, TableFormat
+
 meta_app = typer.Typer(help="Meta-evaluation: which metric to trust (discriminative power, swap "
                        "method, rank correlation, concordance, pools, leave-one-out).",
                        no_args_is_help=True)
@@ -21,21 +23,9 @@ class Test(str, Enum):
     tukey = "tukey"
 
 
-class Fmt(str, Enum):
-    table = "table"
-    json = "json"
-    csv = "csv"
-
-
 class Variant(str, Enum):
     bootstrap = "bootstrap"
     halves = "halves"
-
-
-class Missing(str, Enum):
-    error = "error"
-    drop = "drop"
-    zero = "zero"
 
 
 class Stat(str, Enum):
@@ -55,7 +45,7 @@ Seed = Annotated[Optional[int], typer.Option("--seed", help="Random seed (defaul
 Resamples = Annotated[Optional[int], typer.Option("-B", help="Resamples (default: bootstrap "
                                                   "1000, Tukey 5000, swap 1000).")]
 Alpha = Annotated[float, typer.Option("--alpha", help="Significance level.")]
-Format = Annotated[Fmt, typer.Option("--format", "-f", help="Output format.")]
+Format = Annotated[TableFormat, typer.Option("--format", "-f", help="Output format.")]
 Plot = Annotated[Optional[Path], typer.Option("--plot", help="Write a plot (.png or .svg).")]
 MissingOpt = Annotated[Missing, typer.Option("--missing", help="Topics a run lacks: error, drop "
                                              "them, or score 0.")]
@@ -83,7 +73,7 @@ def _open(warehouse: Optional[Path]):
     return Warehouse(_warehouse_path(warehouse), create=False)
 
 
-def _emit(records, fmt: Fmt, *, columns=None, meta=None) -> None:
+def _emit(records, fmt: TableFormat, *, columns=None, meta=None) -> None:
     from .render import render
     sys.stdout.write(render(records, fmt.value, columns=columns, meta=meta))
 
@@ -111,7 +101,7 @@ def discpower(campaign: Campaign, measure: Measures, run: Runs = None, qrels: Qr
               seed: Seed = None, B: Resamples = None, alpha: Alpha = 0.05,
               pairs: Annotated[bool, typer.Option("--pairs", help="One row per run pair (the "
                                                   "ASL curves' data).")] = False,
-              fmt: Format = Fmt.table, plot: Plot = None, missing: MissingOpt = Missing.error,
+              fmt: Format = TableFormat.table, plot: Plot = None, missing: MissingOpt = Missing.error,
               warehouse: WarehouseOpt = None):
     """Discriminative power: share of run pairs with ASL < alpha, delta for significance."""
     def body():
@@ -132,7 +122,7 @@ def discpower(campaign: Campaign, measure: Measures, run: Runs = None, qrels: Qr
 @meta_app.command()
 def sensitivity(campaign: Campaign, measure: Measures, run: Runs = None, qrels: Qrels = None,
                 seed: Seed = None, B: Resamples = None, alpha: Alpha = 0.05,
-                fmt: Format = Fmt.table, missing: MissingOpt = Missing.error,
+                fmt: Format = TableFormat.table, missing: MissingOpt = Missing.error,
                 warehouse: WarehouseOpt = None):
     """Bootstrap sensitivity (seed 004 Table 4): significant pairs and estimated difference."""
     def body():
@@ -142,7 +132,7 @@ def sensitivity(campaign: Campaign, measure: Measures, run: Runs = None, qrels: 
         rows = bootstrap_sensitivity(metrics, alpha=alpha, B=B or 1000, rng=_seeded(seed))
         records = [{**r.record(), "sensitivity": r.cell()} for r in rows]
         _emit(records, fmt, columns=["measure", "sensitivity", "estimated_difference",
-                                     "raw_difference", "B", "seed"] if fmt == Fmt.table else None)
+                                     "raw_difference", "B", "seed"] if fmt == TableFormat.table else None)
     _guard(body)
 
 
@@ -154,7 +144,7 @@ def swap(campaign: Campaign, measure: Measures, run: Runs = None, qrels: Qrels =
          seed: Seed = None, B: Resamples = None,
          max_swap_rate: Annotated[float, typer.Option("--max-swap-rate")] = 0.05,
          bins: Annotated[bool, typer.Option("--bins", help="Swap rate of every bin.")] = False,
-         fmt: Format = Fmt.table, plot: Plot = None, missing: MissingOpt = Missing.error,
+         fmt: Format = TableFormat.table, plot: Plot = None, missing: MissingOpt = Missing.error,
          warehouse: WarehouseOpt = None):
     """Swap method (seed 004 Table 3): delta with swap rate <= 5% and who meets it."""
     def body():
@@ -183,7 +173,7 @@ def rankcorr(campaign: Campaign, measure: Measures, run: Runs = None, qrels: Qre
                  "(seed 001 Table 4), with --test.")] = False,
              test: Annotated[Test, typer.Option("--test")] = Test.tukey,
              seed: Seed = None, B: Resamples = None, alpha: Alpha = 0.05,
-             fmt: Format = Fmt.table, missing: MissingOpt = Missing.error,
+             fmt: Format = TableFormat.table, missing: MissingOpt = Missing.error,
              warehouse: WarehouseOpt = None):
     """Correlation of the run rankings of every pair of metrics (seed 001 Table 5)."""
     def body():
@@ -212,7 +202,7 @@ def rankcorr(campaign: Campaign, measure: Measures, run: Runs = None, qrels: Qre
 def concordance(campaign: Campaign, measure: Measures,
                 gold: Annotated[list[str], typer.Option("--gold", "-g", help="Gold-standard "
                                 "metric (repeatable: all must agree).")],
-                run: Runs = None, qrels: Qrels = None, fmt: Format = Fmt.table,
+                run: Runs = None, qrels: Qrels = None, fmt: Format = TableFormat.table,
                 missing: MissingOpt = Missing.error, warehouse: WarehouseOpt = None):
     """Concordance test of every pair of -m metrics against the gold standard(s)
     (seed 001 Table 6): disagreements, concordance rates, two-sided sign test."""
@@ -241,7 +231,7 @@ def pool(campaign: Campaign,
          qrels: Annotated[Optional[str], typer.Option("--qrels", help="Qrels for the judged / "
                                                       "relevant counts.")] = None,
          replace: Annotated[bool, typer.Option(help="Replace a pool of the same name.")] = False,
-         fmt: Format = Fmt.table, warehouse: WarehouseOpt = None):
+         fmt: Format = TableFormat.table, warehouse: WarehouseOpt = None):
     """Build a pool of depth k from the runs into the warehouse and print its statistics."""
     def body():
         from . import pools
@@ -250,7 +240,7 @@ def pool(campaign: Campaign,
                                    team_pattern=team_pattern, replace=replace)
             qid = _qrels_or_none(wh, campaign, qrels)
             stats = pools.pool_stats(wh.con, pid, qrels_id=qid)
-        if fmt == Fmt.table:
+        if fmt == TableFormat.table:
             _emit([stats.record()], fmt)
             _emit(stats.per_team.to_pylist(), fmt)
         else:
@@ -280,7 +270,7 @@ def loo(campaign: Campaign, measure: Measures,
                                            "warehouse.")] = False,
         per_run: Annotated[bool, typer.Option("--per-run", help="One row per run and "
                                               "measure.")] = False,
-        fmt: Format = Fmt.table, warehouse: WarehouseOpt = None):
+        fmt: Format = TableFormat.table, warehouse: WarehouseOpt = None):
     """Leave-one-team-out: each team's runs without its unique pool documents (seed 000
     section 5.4); score, rank and Kendall tau changes, the largest rank change."""
     def body():

@@ -27,7 +27,9 @@ WITH ranked AS (
     SELECT rr.topic, rr.doc, pr.team,
            row_number() OVER (
                PARTITION BY rr.run_id, rr.topic
-               ORDER BY CAST(CAST(rr.score AS FLOAT) AS DOUBLE) DESC, rr.doc DESC) AS rank
+               -- the evaluation order (sql/metrics/_base.sql), trec_eval 9's
+               ORDER BY ev_sort_num('score', true, rr.score, rr.rank, rr.file_order) DESC,
+                        ev_sort_doc('score', rr.doc) DESC) AS rank
     FROM run_row rr
     JOIN pool_run pr ON pr.run_id = rr.run_id AND pr.pool_id = $pool_id
 )

@@ -45,3 +45,23 @@ CASE WHEN (SELECT max(trec_eval_version) FROM ev_options) >= 10
 -- -J or -M0; see context.sql, options).
 CREATE OR REPLACE TEMP MACRO ev_absent_list_empty() AS
 coalesce((SELECT bool_or(absent_list_empty) FROM ev_options), false);
+
+-- block: ev_sort_num / ev_sort_doc / ev_sort_tie
+-- The one definition of a ranking's order, used by every plan that ranks run rows
+-- (sql/context.sql): sort by (ev_sort_num DESC, ev_sort_doc DESC, ev_sort_tie DESC).
+--   'score': trec_eval's order, score descending then docno descending (comp_sim_docno);
+--            float32_scores reads the score as trec_eval 9.x's `float` (which creates ties)
+--   'rank':  the rank column ascending, ties in file order (ndeval's default)
+--   'file':  the order of the file (NTCIREVAL)
+CREATE OR REPLACE TEMP MACRO ev_sort_num(sort_order, float32_scores, score, given_rank, position) AS
+CASE sort_order
+    WHEN 'score' THEN CASE WHEN float32_scores THEN CAST(CAST(score AS FLOAT) AS DOUBLE)
+                           ELSE score END
+    WHEN 'rank' THEN -CAST(given_rank AS DOUBLE)
+    ELSE -CAST(position AS DOUBLE) END;
+
+CREATE OR REPLACE TEMP MACRO ev_sort_doc(sort_order, doc) AS
+CASE WHEN sort_order = 'score' THEN doc ELSE '' END;
+
+CREATE OR REPLACE TEMP MACRO ev_sort_tie(sort_order, position) AS
+CASE WHEN sort_order = 'rank' THEN -position ELSE 0 END;
