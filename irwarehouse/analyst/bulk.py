@@ -44,13 +44,14 @@ def run_files(folder: Path, pattern: str = "*") -> list[Path]:
 
 
 def team_of(file_name: str, run_name: str, pattern: str | None) -> str | None:
-    """The first group of `pattern` searched in the file name; without a pattern, the run
-    name's prefix before its first digit or dot. None when nothing matches."""
+    """`pattern` searched in the file name, its first group or (without groups) the whole
+    match, as `irw meta pool --team-pattern` reads run names; without a pattern, the run name's
+    prefix before its first digit or dot. None when nothing matches."""
     regex = re.compile(pattern) if pattern else re.compile(DEFAULT_TEAM_PATTERN)
-    if regex.groups < 1:
-        raise WarehouseError(f"team pattern {regex.pattern!r} needs a group, e.g. '^([a-z]+)'")
     m = regex.search(file_name if pattern else run_name)
-    return m.group(1) if m and m.group(1) else None
+    if not m:
+        return None
+    return (m.group(1) if regex.groups else m.group(0)) or None
 
 
 def run_name_from_file(file_name: str) -> str:

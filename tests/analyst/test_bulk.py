@@ -31,8 +31,8 @@ def test_team_rules():
     assert team_of("input.uwmtCR0.gz", "uwmtCR0", None) == "uwmtCR"
     assert team_of("teamB-x.run", "x", r"^team(\w)-") == "B"
     assert team_of("other.run", "x", r"^team(\w)-") is None
-    with pytest.raises(Exception, match="needs a group"):
-        team_of("a", "a", r"^team")
+    # without a group the whole match is the team, as `irw meta pool --team-pattern` reads it
+    assert team_of("teamB-x.run", "x", r"^team\w") == "teamB"
 
 
 def test_ingest_folder_with_team_pattern(run_folder, tmp_path):
