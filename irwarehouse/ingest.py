@@ -113,7 +113,7 @@ def store_staged_run(con: duckdb.DuckDBPyConnection, campaign: str, *, name: str
                        PARTITION BY topic
                        ORDER BY ev_sort_num('score', true, score, rank, file_order) DESC,
                                 ev_sort_doc('score', doc) DESC)
-            FROM stage_run""", [rid])
+            FROM (SELECT *, rowid AS file_order FROM stage_run)""", [rid])
     return rid
 
 
@@ -187,13 +187,13 @@ def ingest_run_files(con: duckdb.DuckDBPyConnection, paths, *, keep_first: bool 
             con.execute("DROP TABLE run_row")
             con.execute("""
                 CREATE TEMP VIEW run_row AS
-                SELECT fi AS run_id, topic, doc, score, rank, file_order,
+                SELECT fi AS run_id, topic, doc, score, rank, rowid AS file_order,
                        CAST(NULL AS BIGINT) AS score_rank
                 FROM stage_runs""")
         else:
             con.execute("""
                 INSERT INTO run_row (run_id, topic, doc, score, rank, file_order)
-                SELECT ids.run_id, s.topic, s.doc, s.score, s.rank, s.file_order
+                SELECT ids.run_id, s.topic, s.doc, s.score, s.rank, s.rowid
                 FROM stage_runs s
                 JOIN (SELECT unnest($ids) AS run_id, generate_subscripts($ids, 1) AS fi) ids
                   ON ids.fi = s.fi""", {"ids": run_ids})

@@ -80,39 +80,45 @@ WHERE r.run_id IN (SELECT run_id FROM ev_runs)
 -- name: ranked_counting
 -- Plan for sparsely judged runs (few judged documents per topic): the rank of a judged document
 -- is 1 + the number of documents of its list that sort before it; no full sort of the run.
--- Counted in two joins keyed by an integer id of the judged row: documents with a greater key
--- (numbers only, no strings in the pairs), then equal keys broken by docno (score order) or
--- file position (rank order).
+-- One join of the judged documents (keyed by an integer id) with their lists counts the
+-- documents with a greater sort key and those with an equal one (numbers only, no docno
+-- strings in the many pairs); only a judged document that shares its key is then ranked among
+-- its equals by docno (score order) or file position (rank order).
 CREATE OR REPLACE TEMP TABLE ev_ranked AS
-WITH keyed AS MATERIALIZED (
-    SELECT r.run_id, r.topic, r.doc,
+WITH judged AS MATERIALIZED (
+    SELECT row_number() OVER () AS jid, r.run_id, r.topic, r.doc, j.rel,
            ev_sort_num($order, $float_scores, r.score, r.rank, r.file_order) AS key_num,
            ev_sort_tie($order, r.file_order) AS key_tie
-    FROM run_row r
+    FROM run_row r JOIN ev_judgment j ON j.topic = r.topic AND j.doc = r.doc
     WHERE r.run_id IN (SELECT run_id FROM ev_runs)
-      AND r.topic IN (SELECT topic FROM ev_topic)
 ),
-judged AS MATERIALIZED (
-    SELECT row_number() OVER () AS jid, k.*, j.rel
-    FROM keyed k JOIN ev_judgment j ON j.topic = k.topic AND j.doc = k.doc
-),
-above_key AS (
-    SELECT jd.jid, count(*) AS n
-    FROM judged jd JOIN keyed k ON k.run_id = jd.run_id AND k.topic = jd.topic
-    WHERE k.key_num > jd.key_num
+above AS MATERIALIZED (
+    SELECT jd.jid,
+           count(*) FILTER (WHERE ev_sort_num($order, $float_scores, r.score, r.rank,
+                                              r.file_order) > jd.key_num) AS greater,
+           count(*) FILTER (WHERE ev_sort_num($order, $float_scores, r.score, r.rank,
+                                              r.file_order) = jd.key_num) AS equal
+    FROM judged jd JOIN run_row r ON r.run_id = jd.run_id AND r.topic = jd.topic
+    WHERE ev_sort_num($order, $float_scores, r.score, r.rank, r.file_order) >= jd.key_num
     GROUP BY jd.jid
+),
+tied AS (
+    SELECT jd.* FROM judged jd JOIN above a ON a.jid = jd.jid WHERE a.equal > 1
 ),
 above_tie AS (
-    SELECT jd.jid, count(*) AS n
-    FROM judged jd JOIN keyed k
-      ON k.run_id = jd.run_id AND k.topic = jd.topic AND k.key_num = jd.key_num
-    WHERE CASE WHEN $order = 'score' THEN k.doc > jd.doc ELSE k.key_tie > jd.key_tie END
-    GROUP BY jd.jid
+    SELECT t.jid, count(*) AS n
+    FROM tied t JOIN run_row r
+      ON r.run_id = t.run_id AND r.topic = t.topic
+     AND ev_sort_num($order, $float_scores, r.score, r.rank, r.file_order) = t.key_num
+    WHERE CASE WHEN $order = 'score' THEN r.doc > t.doc
+               ELSE ev_sort_tie($order, r.file_order) > t.key_tie END
+    GROUP BY t.jid
 ),
 counted AS (
-    SELECT jd.run_id, jd.topic, jd.rel, 1 + coalesce(a.n, 0) + coalesce(t.n, 0) AS full_rank
+    SELECT jd.run_id, jd.topic, jd.rel,
+           1 + coalesce(a.greater, 0) + coalesce(t.n, 0) AS full_rank
     FROM judged jd
-    LEFT JOIN above_key a ON a.jid = jd.jid
+    LEFT JOIN above a ON a.jid = jd.jid
     LEFT JOIN above_tie t ON t.jid = jd.jid
 )
 SELECT run_id, topic, full_rank, rel

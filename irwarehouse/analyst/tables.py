@@ -164,9 +164,10 @@ def stage_run_table(con: duckdb.DuckDBPyConnection, arrow: pa.Table, source: str
                          f"topic {dup[0]!r} (first at row {dup[2]})")
     con.execute("""
         CREATE OR REPLACE TEMP TABLE stage_run AS
-        SELECT topic, doc, score_value AS score, rank_value AS rank, file_order, tag
+        SELECT topic, doc, score_value AS score, rank_value AS rank, tag
         FROM stage_run_checked
-        QUALIFY row_number() OVER (PARTITION BY topic, doc ORDER BY file_order) = 1""")
+        QUALIFY row_number() OVER (PARTITION BY topic, doc ORDER BY file_order) = 1
+        ORDER BY file_order""")
     con.execute("DROP TABLE stage_run_checked")
     tags = [t for (t,) in con.execute("SELECT DISTINCT tag FROM stage_run WHERE tag IS NOT NULL"
                                       ).fetchall()]
