@@ -124,7 +124,7 @@ def _stream_single_spaced(path: Path) -> bool:
             if cut.count(b"\r") != cut.count(b"\r\n"):
                 return False
             carry, first = data[-2:], False
-    return not (carry.endswith(b" ") or carry.endswith(b"\r"))
+    return not carry.endswith((b" ", b"\r"))
 
 
 def _open_text(path: Path):
