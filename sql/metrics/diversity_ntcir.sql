@@ -4,7 +4,8 @@
 --   ev_div_judgment(topic, intent, doc, rel)        per-intent levels (Dqrels L0..L9),
 --   ev_div_ranked(run_id, topic, rank, intent, rel)  retrieved documents with their levels,
 --   ev_div_intent(topic, intent, probability, intent_type)  Pr(i|q) and inf/nav (Iprob, DINprob).
--- The gain of a level is the level (NTCIREVAL's DIN-splitqrels: L1..L9 = 1..9); intents with no
+-- The gain of a level is ev_div_judgment.gain (NTCIREVAL's DIN-splitqrels: L1..L9 = 1..9 unless
+-- `-g` says otherwise; sql/context.sql div_judgment); intents with no
 -- relevant document are left out everywhere (NTCIREVAL writes no Irelv file for them). Every
 -- measure at cutoff l is computed on the list truncated at l, as NTCIREVAL's scripts do
 -- (glabel -truncate l). Arithmetic is exact: NTCIREVAL's text round trips (%.6g, %.4f) can move
@@ -31,7 +32,7 @@ LEFT JOIN ev_div_intent i ON i.topic = ri.topic AND i.intent = ri.intent;
 -- block: ev_ntd_gg
 -- The global gain of each relevant document, GG(d) = sum_i Pr(i|q) g_i(d) (seed 001 eq 6).
 CREATE OR REPLACE TEMP MACRO ev_ntd_gg() AS TABLE
-SELECT j.topic, j.doc, sum(i.prob * j.rel) AS gg
+SELECT j.topic, j.doc, sum(i.prob * j.gain) AS gg
 FROM ev_div_judgment j
 JOIN ev_ntd_intent() i ON i.topic = j.topic AND i.intent = j.intent
 WHERE j.rel >= 1
@@ -43,16 +44,16 @@ GROUP BY j.topic, j.doc;
 -- list, seed 001 eq 8) and 'I:<intent>' (the intent's own level).
 CREATE OR REPLACE TEMP MACRO ev_ntd_lists() AS TABLE
 WITH firsts AS (
-    SELECT run_id, topic, rank, intent, rel,
+    SELECT run_id, topic, rank, intent, rel, gain,
            min(rank) OVER (PARTITION BY run_id, topic, intent) AS first_rank
     FROM ev_div_ranked
     WHERE rel >= 1
 ),
 sys AS (
     SELECT f.run_id, f.topic, f.rank,
-           sum(i.prob * f.rel) AS d_gain,
+           sum(i.prob * f.gain) AS d_gain,
            sum(CASE WHEN i.intent_type = 'nav' AND f.rank > f.first_rank THEN 0.0
-                    ELSE i.prob * f.rel END) AS din_gain
+                    ELSE i.prob * f.gain END) AS din_gain
     FROM firsts f JOIN ev_ntd_intent() i ON i.topic = f.topic AND i.intent = f.intent
     GROUP BY f.run_id, f.topic, f.rank
 )
@@ -60,8 +61,8 @@ SELECT run_id, topic, 'D' AS key, rank, d_gain AS gain FROM sys WHERE d_gain > 0
 UNION ALL
 SELECT run_id, topic, 'DIN' AS key, rank, din_gain AS gain FROM sys WHERE din_gain > 0
 UNION ALL
-SELECT run_id, topic, 'I:' || intent AS key, rank, CAST(rel AS DOUBLE) AS gain
-FROM ev_div_ranked WHERE rel >= 1;
+SELECT run_id, topic, 'I:' || intent AS key, rank, gain
+FROM ev_div_ranked WHERE rel >= 1 AND gain > 0;
 
 -- block: ev_ntd_ideals
 -- The ideal lists (gain > 0, descending) with their cumulative gain: the global gains for 'D'
@@ -72,8 +73,8 @@ WITH lists AS (
     FROM ev_ntd_gg() g CROSS JOIN (VALUES ('D'), ('DIN')) k(key)
     WHERE g.gg > 0
     UNION ALL
-    SELECT topic, 'I:' || intent AS key, CAST(rel AS DOUBLE) AS gain
-    FROM ev_div_judgment WHERE rel >= 1
+    SELECT topic, 'I:' || intent AS key, gain
+    FROM ev_div_judgment WHERE rel >= 1 AND gain > 0
 ),
 ranked AS (
     SELECT topic, key, gain,
