@@ -239,28 +239,40 @@ def _ndeval_value(value) -> str:
 
 
 def ndeval_text(result) -> str:
-    """ndeval's CSV: `runid,topic,<columns>`, one row per topic of the run in ascending topic
-    number, then `runid,amean,...`; values `%.6f`. Columns are the requested measures, ndeval's
-    in its order first. (Run topics absent from the qrels are not evaluated, so ndeval's rows
-    of zeros for them are not printed; the amean is the same.)"""
+    """ndeval's CSV (ndeval.c 4.4 outputMeasures): `runid,topic,<columns>`, one row per topic of
+    the run in ascending topic number, then `runid,amean,...`; values `%.6f`. Columns are the
+    requested measures, ndeval's in its order first. A run topic absent from the qrels gets a
+    row of zeros (ndeval never evaluates it); a qrels topic absent from the run gets no row
+    (with -c it counts as 0 in the amean). The amean divides the column sums by the number of
+    topics in both run and qrels, or with -c by the number of qrels topics; when that number
+    is 0, ndeval prints only `runid,amean` and `0.00` per column."""
     rank = {c: k for k, c in enumerate(NDEVAL_COLUMNS)}
     names = sorted((r.name for r in result.requests),
                    key=lambda n: (rank.get(n, len(rank)), n))
     lines = ["runid,topic," + ",".join(names)]
     topics = result.per_topic.to_pylist()
     summary = result.summary.to_pylist()
-    run_names = {row["run_id"]: row["run"] for row in topics + summary}
+    listed = result.run_topics.to_pylist() if result.run_topics is not None else []
+    run_names = {row["run_id"]: row["run"] for row in topics + summary + listed}
     values: dict[tuple, float] = {}
     for t in topics:
         if t["in_run"]:
             values[(t["run_id"], t["topic"], t["measure"])] = t["value"]
-    for run_id in dict.fromkeys([row["run_id"] for row in summary]):
+    run_topics: dict[int, set[str]] = {}
+    for rid, topic in [(r["run_id"], r["topic"]) for r in listed] + list(
+            {(rid, t) for (rid, t, _) in values}):
+        run_topics.setdefault(rid, set()).add(topic)
+    order = [row["run_id"] for row in summary] + [row["run_id"] for row in listed]
+    for run_id in dict.fromkeys(order):
         run = run_names[run_id]
-        run_topics = sorted({t for (rid, t, _) in values if rid == run_id}, key=_topic_key)
-        for topic in run_topics:
-            lines.append(",".join([run, topic] + [_ndeval_value(values.get((run_id, topic, n)))
-                                                  for n in names]))
         means = {s["measure"]: s["value"] for s in summary if s["run_id"] == run_id}
+        if not means:                        # no topic evaluated: ndeval's actualTopics == 0
+            lines.append(",".join([run, "amean"] + ["0.00"] * len(names)))
+            continue
+        for topic in sorted(run_topics.get(run_id, ()), key=_topic_key):
+            lines.append(",".join([run, topic] + [_ndeval_value(values.get((run_id, topic, n),
+                                                                            0.0))
+                                                  for n in names]))
         lines.append(",".join([run, "amean"] + [_ndeval_value(means.get(n)) for n in names]))
     return "\n".join(lines) + "\n"
 

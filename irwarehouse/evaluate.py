@@ -62,6 +62,9 @@ class EvalResult:
     # NTCIREVAL's gcompute blocks behind the D/DIN/IA measures (diversity.gcompute_blocks),
     # for the .Dnev / .DINnev / .nevIA layouts; None unless asked for
     gcompute: pa.Table | None = None
+    # every (run_id, run, topic) of the evaluated runs, whether judged or not (ndeval prints a
+    # row of zeros for a run topic absent from the qrels); filled for diversity measures
+    run_topics: pa.Table | None = None
 
 
 def _context_params(qrels_id: int, opts: EvalOptions) -> dict:
@@ -183,7 +186,13 @@ def evaluate(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: int,
         ORDER BY s.run_id, m.ord""").to_arrow_table()
     blocks = (diversity.gcompute_blocks(con, requests)
               if gcompute and diversity.needed(requests) else None)
-    return EvalResult(per_topic, summary, list(requests), opts, gcompute=blocks)
+    run_topics = con.sql("""
+        SELECT DISTINCT r.run_id, n.name AS run, r.topic
+        FROM run_row r JOIN run n ON n.run_id = r.run_id
+        WHERE r.run_id IN (SELECT run_id FROM ev_runs)""").to_arrow_table() \
+        if diversity.needed(requests) else None
+    return EvalResult(per_topic, summary, list(requests), opts, gcompute=blocks,
+                      run_topics=run_topics)
 
 
 def definition_hash(req: MeasureRequest) -> str:

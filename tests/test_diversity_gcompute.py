@@ -16,9 +16,15 @@ from irwarehouse.cli import app
 from irwarehouse.evaluate import EvalOptions, evaluate
 from irwarehouse.measures import parse_measures
 from tests.oracles import diversity_oracle as oracle
-from tests.test_diversity_sql import (NTCIR, NTCIR_PROPERTY, _random_ntcir_case, _same, loaded,
-                                      needs_ntcir)
 from tests.test_diversity_oracle import _read_ntcir_inputs
+from tests.test_diversity_sql import (
+    NTCIR,
+    NTCIR_PROPERTY,
+    _random_ntcir_case,
+    _same,
+    loaded,
+    needs_ntcir,
+)
 
 __all__ = ["loaded"]                                   # the fixture, imported for these tests
 
@@ -171,3 +177,50 @@ def test_bad_gains_are_one_line_errors():
                                    "-g", "1:x", "q", "r"])
     assert res.exit_code == 1
     assert len(res.output.strip().splitlines()) == 1
+
+
+# ----------------------------------------------------------------------------- ndeval's rows
+
+
+def _ndeval_files(tmp_path, rng: random.Random):
+    """Random diversity qrels and a run over overlapping topic sets: some run topics are not in
+    the qrels, some qrels topics are not in the run (possibly none in common)."""
+    qrels_topics = rng.sample(range(1, 8), rng.randint(1, 4))
+    run_topics = rng.sample(range(1, 8), rng.randint(1, 4))
+    qrels, lines = {}, []
+    for t in qrels_topics:
+        docs = [f"d{k}" for k in range(rng.randint(1, 8))]
+        qrels[t] = {}
+        for s in range(1, rng.randint(1, 3) + 1):
+            judged = rng.sample(docs, rng.randint(1, len(docs)))
+            qrels[t][s] = {d: rng.choice([0, 1, 2]) for d in judged}
+            lines += [f"{t} {s} {d} {lv}" for d, lv in qrels[t][s].items()]
+    (tmp_path / "qrels").write_text("\n".join(lines) + "\n")
+    run = []
+    for t in run_topics:
+        docs = rng.sample([f"d{k}" for k in range(10)], rng.randint(1, 10))
+        run += [f"{t} Q0 {d} {k + 1} {len(docs) - k + rng.random():.6f} tag"
+                for k, d in enumerate(docs)]
+    (tmp_path / "run").write_text("\n".join(run) + "\n")
+    return qrels, run
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("complete", [False, True])
+def test_ndeval_rows_of_run_topics_absent_from_qrels(tmp_path, seed, complete):
+    """ndeval.c 4.4 (outputMeasures): a row per RUN topic in ascending number, zeros for a run
+    topic the qrels lack, no row for a qrels topic the run lacks; amean over the common topics
+    (-c: over the qrels topics); `0.00` per column when nothing is common (without -c). Checked
+    against the oracle's whole CSV, which mirrors ndeval.c and reproduces its TREC 2012
+    outputs."""
+    rng = random.Random(seed)
+    qrels, run = _ndeval_files(tmp_path, rng)
+    qrels_by_int = {t: {s: {d: min(lv, 1) for d, lv in docs.items()} for s, docs in subs.items()}
+                    for t, subs in qrels.items()}
+    runid, rows = oracle.ndeval_run(qrels_by_int, run, traditional=True, complete=complete)
+    expected = oracle.ndeval_format_csv(runid, rows)
+    args = ["eval", "--format", "ndeval", "--order", "score", "--qrels-format", "diversity",
+            str(tmp_path / "qrels"), str(tmp_path / "run")]
+    res = CliRunner().invoke(app, args[:1] + (["-c"] if complete else []) + args[1:])
+    assert res.exit_code == 0, res.output
+    assert res.output == expected
