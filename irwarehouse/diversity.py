@@ -138,10 +138,14 @@ def cli_measures(names: list[str], fmt: str, *, kind: str | None = None,
         if any(c <= 0 for c in cuts):
             raise MeasureError("cutoffs must be positive")
         names = ntcir_measures(kind, cuts)
-        if fmt == "ntcireval" and kind == "IA":         # sums of printed values, as its script
+        if fmt == "ntcireval":      # the # lines and IA sums of printed values, as its scripts
             names = with_params(names, printed=1)
     elif not names and fmt == "ndeval":
         names = list(NDEVAL_COLUMNS)
+    elif fmt == "ntcireval":        # NTCIREVAL's # lines, whatever -m asks for
+        names = [n for raw in names for text in raw.split() for n in
+                 (with_params([text], printed=1) if text.split("(")[0].split("@")[0] in _SHARP
+                  else [text])]
     return with_params(names, **params)
 
 
@@ -301,10 +305,6 @@ def ntcir_measures(kind: str, cutoffs: list[int], **params) -> list[str]:
     return with_params(names, **params)
 
 
-def _p4(value: float) -> float:
-    return float(f"{value:.4f}")
-
-
 # The requested measures whose NTCIREVAL script prints a gcompute block: the list it evaluates
 _BLOCK_KIND = {"D-Q": "D", "D-nDCG": "D", "D#-Q": "D", "D#-nDCG": "D",
                "DIN-Q": "DIN", "DIN-nDCG": "DIN", "DIN#-Q": "DIN", "DIN#-nDCG": "DIN",
@@ -404,11 +404,6 @@ def ntcireval_text(result) -> str:
                     if measure not in at or (measure, cutoff) in done:
                         continue
                     name, value = at[measure]
-                    if measure in _SHARP and all(p in at for p in _SHARP[measure]):
-                        req = by_req[name]
-                        gamma = dict(zip([p.name for p in req.mdef.params], req.args))["gamma"]
-                        x, irec = (at[p][1] for p in _SHARP[measure])
-                        value = gamma * _p4(irec) + (1 - gamma) * _p4(x)
                     lines.append(f"{topic} {shown + tag + '=':<21}{value:.4f}")
                     done.add((measure, cutoff))
                     done.add(name)
@@ -485,14 +480,11 @@ def ntcireval_files_text(result) -> str:
                                          row["intent_num"], row["num_ret"])
                     shown.update({irec_name, "I-rec@n", measure(f"{kind}-Q", cutoff)[0],
                                   measure(f"{kind}-nDCG", cutoff)[0]})
-                    for sharp, col in ((f"{kind}#-Q", "q_at"), (f"{kind}#-nDCG", "msndcg_at")):
-                        name, req = measure(sharp, cutoff)
-                        if name is None or irec is None:
-                            continue
-                        gamma = dict(zip([p.name for p in req.mdef.params], req.args))["gamma"]
-                        value = gamma * _p4(irec) + (1 - gamma) * _p4(row[col])
-                        lines.append(f"{topic} {sharp + tag:<21}{_nev_value(value)}")
-                        shown.add(name)
+                    for sharp in (f"{kind}#-Q", f"{kind}#-nDCG"):
+                        name, _ = measure(sharp, cutoff)
+                        if name in got:
+                            lines.append(f"{topic} {sharp + tag:<21}{_nev_value(got[name])}")
+                            shown.add(name)
                 intents = sorted((row for (rid, t, c, key), row in blocks.items()
                                   if rid == run_id and t == topic and c == cutoff
                                   and key.startswith("I:")),

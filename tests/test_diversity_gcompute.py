@@ -224,3 +224,45 @@ def test_ndeval_rows_of_run_topics_absent_from_qrels(tmp_path, seed, complete):
     res = CliRunner().invoke(app, args[:1] + (["-c"] if complete else []) + args[1:])
     assert res.exit_code == 0, res.output
     assert res.output == expected
+
+
+# ----------------------------------------------------------------------------- # measures
+
+
+@pytest.mark.realdata
+@needs_ntcir
+def test_sharp_measures_exact_and_printed_from_sql():
+    """D#/DIN# are SQL values both ways: exact (default) and, with printed=1, combined from the
+    4-decimal I-rec and D-/DIN- components as NTCIREVAL's awk does; the latter are the
+    values of the .Dnev/.DINnev lines."""
+    from irwarehouse.api import evaluate_files
+    names = [f"{m}@{c}" for c in (10, 20) for m in
+             ("I-rec", "D-Q", "D-nDCG", "DIN-Q", "DIN-nDCG", "D#-Q", "D#-nDCG", "DIN#-Q",
+              "DIN#-nDCG", "D#-Q(printed=1)", "D#-nDCG(printed=1)", "DIN#-Q(printed=1)",
+              "DIN#-nDCG(printed=1)")]
+    result = evaluate_files(NTCIR / "Dtest.Dqrels", [NTCIR / "TRECRUN"], names,
+                            options=EvalOptions(order="file"), qrels_format="diversity",
+                            intents=NTCIR / "Dtest.DINprob")
+    got = {(r["topic"], r["measure"]): r["value"] for r in result.per_topic.to_pylist()}
+    lines = {}
+    for c in (10, 20):
+        for kind in ("D", "DIN"):
+            text = (NTCIR / "generated_ntcireval" / f"TRECRUN.l{c}.{kind}nev").read_text()
+            for line in text.splitlines():
+                topic, name, *value = line.split()
+                if "#-" in name:
+                    lines[(topic, name.rstrip("="))] = value[0]
+    differ = 0
+    for (topic, name), printed in lines.items():
+        sharp, cutoff = name.split("@")
+        m = sharp.replace("#", "")
+        c = int(cutoff)
+        exact = got[(topic, f"{sharp}@{c}")]
+        rounded = got[(topic, f"{sharp}(printed=1)@{c}")]
+        assert exact == pytest.approx(0.5 * got[(topic, f"I-rec@{c}")]
+                                      + 0.5 * got[(topic, f"{m}@{c}")], abs=1e-15)
+        assert rounded == pytest.approx(0.5 * round(got[(topic, f"I-rec@{c}")], 4)
+                                        + 0.5 * round(got[(topic, f"{m}@{c}")], 4), abs=1e-15)
+        assert f"{rounded:.4f}" == printed
+        differ += f"{exact:.4f}" != printed
+    assert len(lines) == 24 and differ > 0         # the round trip matters on this sample

@@ -196,6 +196,16 @@ FROM ev_base() b
 LEFT JOIN per_intent p ON p.run_id = b.run_id AND p.topic = b.topic
 GROUP BY b.run_id, b.topic;
 
+-- block: ev_ntd_sharp
+-- The # combination gamma I-rec@l + (1 - gamma) M@l (Sakai and Song; seed 001). With printed
+-- <> 0 the components are first rounded to 4 decimals: NTCIREVAL's D-NTCIR-eval and
+-- DIN-NTCIR-eval read I-rec@l and Q@l / MSnDCG@l back from ntcir_eval's %.4f output and
+-- combine them in awk, so their D#/DIN# lines can differ from exact arithmetic by 1e-4
+-- (TRECRUN.l10.Dnev topic 0003: D#-nDCG@0010 0.4022 vs 0.40215 exactly).
+CREATE OR REPLACE TEMP MACRO ev_ntd_sharp(gamma, irec, m, printed) AS
+CASE WHEN printed <> 0 THEN gamma * round(irec, 4) + (1.0 - gamma) * round(m, 4)
+     ELSE gamma * irec + (1.0 - gamma) * m END;
+
 -- measure: I-rec
 -- macro: ntd_irec
 -- params: cutoff INTEGER = 10
@@ -260,41 +270,45 @@ SELECT run_id, topic, q AS value FROM ev_ntd_key(cutoff, beta, 'DIN');
 
 -- measure: D#-nDCG
 -- macro: ntd_dsharp_ndcg
--- params: cutoff INTEGER = 10; gamma DOUBLE = 0.5
+-- params: cutoff INTEGER = 10; gamma DOUBLE = 0.5; printed INTEGER = 0
 -- summary: mean
 -- doc: D#-nDCG@l = gamma I-rec@l + (1 - gamma) D-nDCG@l.
-CREATE OR REPLACE TEMP MACRO ntd_dsharp_ndcg(cutoff, gamma) AS TABLE
-SELECT d.run_id, d.topic, gamma * i.value + (1.0 - gamma) * d.msndcg AS value
+--      printed=1 combines the 4-decimal components, as NTCIREVAL's D-NTCIR-eval awk does.
+CREATE OR REPLACE TEMP MACRO ntd_dsharp_ndcg(cutoff, gamma, printed) AS TABLE
+SELECT d.run_id, d.topic, ev_ntd_sharp(gamma, i.value, d.msndcg, printed) AS value
 FROM ev_ntd_key(cutoff, 1.0, 'D') d
 JOIN ev_ntd_irec(cutoff) i ON i.run_id = d.run_id AND i.topic = d.topic;
 
 -- measure: D#-Q
 -- macro: ntd_dsharp_q
--- params: cutoff INTEGER = 10; gamma DOUBLE = 0.5; beta DOUBLE = 1
+-- params: cutoff INTEGER = 10; gamma DOUBLE = 0.5; beta DOUBLE = 1; printed INTEGER = 0
 -- summary: mean
 -- doc: D#-Q@l = gamma I-rec@l + (1 - gamma) D-Q@l.
-CREATE OR REPLACE TEMP MACRO ntd_dsharp_q(cutoff, gamma, beta) AS TABLE
-SELECT d.run_id, d.topic, gamma * i.value + (1.0 - gamma) * d.q AS value
+--      printed=1 combines the 4-decimal components, as NTCIREVAL's D-NTCIR-eval awk does.
+CREATE OR REPLACE TEMP MACRO ntd_dsharp_q(cutoff, gamma, beta, printed) AS TABLE
+SELECT d.run_id, d.topic, ev_ntd_sharp(gamma, i.value, d.q, printed) AS value
 FROM ev_ntd_key(cutoff, beta, 'D') d
 JOIN ev_ntd_irec(cutoff) i ON i.run_id = d.run_id AND i.topic = d.topic;
 
 -- measure: DIN#-nDCG
 -- macro: ntd_dinsharp_ndcg
--- params: cutoff INTEGER = 10; gamma DOUBLE = 0.5
+-- params: cutoff INTEGER = 10; gamma DOUBLE = 0.5; printed INTEGER = 0
 -- summary: mean
 -- doc: DIN#-nDCG@l = gamma I-rec@l + (1 - gamma) DIN-nDCG@l.
-CREATE OR REPLACE TEMP MACRO ntd_dinsharp_ndcg(cutoff, gamma) AS TABLE
-SELECT d.run_id, d.topic, gamma * i.value + (1.0 - gamma) * d.msndcg AS value
+--      printed=1 combines the 4-decimal components, as NTCIREVAL's D-NTCIR-eval awk does.
+CREATE OR REPLACE TEMP MACRO ntd_dinsharp_ndcg(cutoff, gamma, printed) AS TABLE
+SELECT d.run_id, d.topic, ev_ntd_sharp(gamma, i.value, d.msndcg, printed) AS value
 FROM ev_ntd_key(cutoff, 1.0, 'DIN') d
 JOIN ev_ntd_irec(cutoff) i ON i.run_id = d.run_id AND i.topic = d.topic;
 
 -- measure: DIN#-Q
 -- macro: ntd_dinsharp_q
--- params: cutoff INTEGER = 10; gamma DOUBLE = 0.5; beta DOUBLE = 1
+-- params: cutoff INTEGER = 10; gamma DOUBLE = 0.5; beta DOUBLE = 1; printed INTEGER = 0
 -- summary: mean
 -- doc: DIN#-Q@l = gamma I-rec@l + (1 - gamma) DIN-Q@l.
-CREATE OR REPLACE TEMP MACRO ntd_dinsharp_q(cutoff, gamma, beta) AS TABLE
-SELECT d.run_id, d.topic, gamma * i.value + (1.0 - gamma) * d.q AS value
+--      printed=1 combines the 4-decimal components, as NTCIREVAL's D-NTCIR-eval awk does.
+CREATE OR REPLACE TEMP MACRO ntd_dinsharp_q(cutoff, gamma, beta, printed) AS TABLE
+SELECT d.run_id, d.topic, ev_ntd_sharp(gamma, i.value, d.q, printed) AS value
 FROM ev_ntd_key(cutoff, beta, 'DIN') d
 JOIN ev_ntd_irec(cutoff) i ON i.run_id = d.run_id AND i.topic = d.topic;
 
