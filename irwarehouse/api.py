@@ -110,15 +110,18 @@ class Warehouse:
     def evaluate(self, measures: list[str], *, campaign: str, runs: list[str] | None = None,
                  qrels: str | None = None, store: bool = False,
                  options: EvalOptions | None = None,
-                 ntcir: NtcirSettings | None = None, progress=None) -> EvalResult:
+                 ntcir: NtcirSettings | None = None, progress=None,
+                 gcompute: bool = False) -> EvalResult:
         """Evaluate stored runs of a campaign; with `store`, materialise the per-topic values
         into the `score` table (replacing earlier values of the same measure and options).
-        `ntcir`: gains and cutoffs of NTCIREVAL's measures (measures.NtcirSettings)."""
+        `ntcir`: gains and cutoffs of NTCIREVAL's measures (measures.NtcirSettings);
+        `gcompute`: also NTCIREVAL's gcompute blocks of the D/DIN/IA measures (EvalResult)."""
         options = options or EvalOptions()
         qid = self.qrels_id(campaign, qrels)
         run_ids = self.run_ids(campaign, runs)
         requests = parse_measures(measures, version=options.version, ntcir=ntcir)
-        result = evaluate(self.con, run_ids, qid, requests, options, progress=progress)
+        result = evaluate(self.con, run_ids, qid, requests, options, progress=progress,
+                          gcompute=gcompute)
         result.runid = wants_runid(measures)
         if store:
             self._store(result, qid)
@@ -172,10 +175,11 @@ class Warehouse:
 def evaluate_files(qrels: str | Path, runs: list[str | Path], measures: list[str], *,
                    options: EvalOptions | None = None, qrels_format: str = "qrels",
                    keep_first: bool = False, intents: str | Path | None = None,
-                   ntcir: NtcirSettings | None = None, progress=None) -> EvalResult:
+                   ntcir: NtcirSettings | None = None, progress=None,
+                   gcompute: bool = False) -> EvalResult:
     """trec_eval on files: a private in-memory warehouse, nothing written to disk. `intents`:
     an intent probability/type file for the diversity measures; `ntcir`: NTCIREVAL's gains and
-    cutoffs."""
+    cutoffs; `gcompute`: also NTCIREVAL's gcompute blocks of the D/DIN/IA measures."""
     options = options or EvalOptions()
     requests = parse_measures(measures, version=options.version, ntcir=ntcir)
     with Warehouse(None) as wh:
@@ -184,6 +188,7 @@ def evaluate_files(qrels: str | Path, runs: list[str | Path], measures: list[str
             wh.ingest_intents(intents, "files")
         # One campaign per file, so that runs sharing a tag keep their trec_eval runid.
         run_ids = _ingest.ingest_run_files(wh.con, runs, keep_first=keep_first, private=True)
-        result = evaluate(wh.con, run_ids, qid, requests, options, progress=progress)
+        result = evaluate(wh.con, run_ids, qid, requests, options, progress=progress,
+                          gcompute=gcompute)
         result.runid = wants_runid(measures)
         return result

@@ -260,10 +260,14 @@ def eval_cmd(
         # ntcir_eval's .nev: its full ad hoc set, the first 1000 documents (-M 1000) of every
         # judged topic (-c). The diversity layouts (--diversity) have their own defaults.
         nev = fmt == Format.ntcireval and diversity is None
-        ntcir = _ntcir_settings(gains, None if diversity else cutoffs, nev)
+        ntcir = _ntcir_settings(gains, None if diversity else cutoffs, nev,
+                                monotone=diversity is None)
         opts = EvalOptions(threshold=level, judged_only=judged_only,
                            depth=1000 if nev and depth is None else depth,
-                           complete=complete or nev, order=order.value, version=trec_eval_version)
+                           complete=complete or nev, order=order.value, version=trec_eval_version,
+                           gains=_diversity_gains(gains))
+        # the whole .Dnev / .DINnev / .nevIA files need NTCIREVAL's gcompute blocks
+        blocks = fmt == Format.ntcireval
         if campaign:
             if files:
                 raise IrwError("give either files or --campaign, not both")
@@ -271,7 +275,7 @@ def eval_cmd(
             with Warehouse(_warehouse_path(warehouse), create=False) as wh:
                 result = wh.evaluate(measure_names, campaign=campaign, runs=run, qrels=qrels,
                                      store=store, options=opts, ntcir=ntcir,
-                                     progress=_progress_bar("evaluating"))
+                                     progress=_progress_bar("evaluating"), gcompute=blocks)
         else:
             if not files or len(files) < 2:
                 raise IrwError("usage: irw eval QRELS RUN [RUN ...] (or --campaign NAME)")
@@ -282,7 +286,7 @@ def eval_cmd(
             result = evaluate_files(files[0], files[1:], measure_names, options=opts,
                                     qrels_format=qrels_format.value, keep_first=keep_first,
                                     intents=intents, ntcir=ntcir,
-                                    progress=_progress_bar("evaluating"))
+                                    progress=_progress_bar("evaluating"), gcompute=blocks)
         sys.stdout.write(render(result, fmt.value, per_topic=query))
     _guard(body)
 
@@ -346,9 +350,18 @@ def compare(
     _guard(body)
 
 
-def _ntcir_settings(gains: Optional[str], cutoffs: Optional[str], prefer: bool):
+def _diversity_gains(gains: Optional[str]) -> tuple:
+    """`-g` for the NTCIREVAL diversity measures: the gain of L1, L2, ... as DIN-splitqrels'
+    L1G..L9G table (`1:2:3`, or pairs `1:1,2:3`, `exp:3`); levels not listed keep gain =
+    level, the script's default. The table need not increase with the level."""
+    from .measures import parse_gains
+    return tuple(sorted(parse_gains(gains, monotone=False).items())) if gains else ()
+
+
+def _ntcir_settings(gains: Optional[str], cutoffs: Optional[str], prefer: bool,
+                    monotone: bool = True):
     from .measures import NtcirSettings, parse_cutoffs, parse_gains
-    return NtcirSettings(gains=parse_gains(gains) if gains else {},
+    return NtcirSettings(gains=parse_gains(gains, monotone=monotone) if gains else {},
                          cutoffs=parse_cutoffs(cutoffs) if cutoffs else (1000,), prefer=prefer)
 
 

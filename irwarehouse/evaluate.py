@@ -33,6 +33,9 @@ class EvalOptions:
     complete: bool = False             # -c: average over every judged topic
     order: str = "score"               # score (trec_eval) | rank (rank column) | file (NTCIREVAL)
     version: int = 9                   # trec_eval semantics: 9 (9.0.8, pytrec_eval) or 10
+    # NTCIREVAL diversity gains (DIN-splitqrels' L1G..L9G): (level, gain) pairs; a level not
+    # listed has gain = level
+    gains: tuple = ()
 
     def __post_init__(self):
         if self.order not in ORDERS:
@@ -43,8 +46,10 @@ class EvalOptions:
             raise MeasureError("depth (-M) must be >= 0")
 
     def describe(self) -> str:
+        gains = ",".join(f"{lv}:{g:g}" for lv, g in self.gains)
         return (f"l={self.threshold};J={int(self.judged_only)};M={self.depth or ''};"
-                f"c={int(self.complete)};order={self.order};v={self.version}")
+                f"c={int(self.complete)};order={self.order};v={self.version}"
+                + (f";g={gains}" if gains else ""))
 
 
 @dataclass
@@ -54,6 +59,12 @@ class EvalResult:
     requests: list[MeasureRequest] = field(default_factory=list)
     options: EvalOptions = field(default_factory=EvalOptions)
     runid: bool = True                 # print trec_eval's `runid` row (official/all_trec/runid)
+    # NTCIREVAL's gcompute blocks behind the D/DIN/IA measures (diversity.gcompute_blocks),
+    # for the .Dnev / .DINnev / .nevIA layouts; None unless asked for
+    gcompute: pa.Table | None = None
+    # every (run_id, run, topic) of the evaluated runs, whether judged or not (ndeval prints a
+    # row of zeros for a run topic absent from the qrels); filled for diversity measures
+    run_topics: pa.Table | None = None
 
 
 def _context_params(qrels_id: int, opts: EvalOptions) -> dict:
@@ -61,6 +72,7 @@ def _context_params(qrels_id: int, opts: EvalOptions) -> dict:
         "qrels_id": qrels_id, "threshold": opts.threshold, "judged_only": opts.judged_only,
         "depth": opts.depth, "order": opts.order, "version": opts.version,
         "float_scores": opts.version < 10, "complete": opts.complete,
+        "div_gains": _bind(dict(opts.gains)),
     }
 
 
@@ -135,9 +147,10 @@ def _bind(value):
 
 def evaluate(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: int,
              requests: list[MeasureRequest], opts: EvalOptions = EvalOptions(),
-             progress=None) -> EvalResult:
+             progress=None, gcompute: bool = False) -> EvalResult:
     """`progress(done, total)`, when given, is called after the ranking and after each batch
-    of measures (the CLI draws a bar on a terminal)."""
+    of measures (the CLI draws a bar on a terminal). `gcompute`: also fetch NTCIREVAL's
+    gcompute blocks of the requested D/DIN/IA measures (the .Dnev/.DINnev/.nevIA layouts)."""
     if not requests:
         raise MeasureError("no measures requested")
     batches = range(0, len(requests), MACROS_PER_STATEMENT)
@@ -171,7 +184,15 @@ def evaluate(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: int,
         FROM ev_summary s JOIN run r ON r.run_id = s.run_id
         JOIN ev_measures m ON m.measure = s.measure
         ORDER BY s.run_id, m.ord""").to_arrow_table()
-    return EvalResult(per_topic, summary, list(requests), opts)
+    blocks = (diversity.gcompute_blocks(con, requests)
+              if gcompute and diversity.needed(requests) else None)
+    run_topics = con.sql("""
+        SELECT DISTINCT r.run_id, n.name AS run, r.topic
+        FROM run_row r JOIN run n ON n.run_id = r.run_id
+        WHERE r.run_id IN (SELECT run_id FROM ev_runs)""").to_arrow_table() \
+        if diversity.needed(requests) else None
+    return EvalResult(per_topic, summary, list(requests), opts, gcompute=blocks,
+                      run_topics=run_topics)
 
 
 def definition_hash(req: MeasureRequest) -> str:

@@ -204,9 +204,9 @@ GROUP BY s.run_id, s.measure;
 -- Empty shapes of the diversity context (sql/metrics/diversity_*.sql), built only when a
 -- diversity measure is requested (irwarehouse.diversity.prepare).
 CREATE TEMP TABLE IF NOT EXISTS ev_div_judgment (topic VARCHAR, intent VARCHAR, doc VARCHAR,
-                                                rel INTEGER);
+                                                rel INTEGER, gain DOUBLE);
 CREATE TEMP TABLE IF NOT EXISTS ev_div_ranked (run_id INTEGER, topic VARCHAR, rank BIGINT,
-                                              intent VARCHAR, rel INTEGER);
+                                              intent VARCHAR, rel INTEGER, gain DOUBLE);
 CREATE TEMP TABLE IF NOT EXISTS ev_div_ideal (alpha_key DOUBLE, topic VARCHAR, rank BIGINT,
                                              doc VARCHAR);
 CREATE TEMP TABLE IF NOT EXISTS ev_div_intent (topic VARCHAR, intent VARCHAR, probability DOUBLE,
@@ -214,9 +214,14 @@ CREATE TEMP TABLE IF NOT EXISTS ev_div_intent (topic VARCHAR, intent VARCHAR, pr
 
 -- name: div_judgment
 -- Per-intent judgments of one qrels (diversity qrels keep the subtopic in `intent`; an ad hoc
--- qrels is one intent '').
+-- qrels is one intent ''), with the gain of the level for NTCIREVAL's measures: $div_gains
+-- (MAP level -> gain, `irw eval --diversity ... -g`) or the level itself, as DIN-splitqrels'
+-- L1G..L9G table (default L1..L9 = 1..9); 0 below L1.
 CREATE OR REPLACE TEMP TABLE ev_div_judgment AS
-SELECT topic, intent, doc, rel
+SELECT topic, intent, doc, rel,
+       CASE WHEN rel >= 1
+            THEN coalesce(CAST($div_gains AS MAP(INTEGER, DOUBLE))[rel], CAST(rel AS DOUBLE))
+            ELSE 0.0 END AS gain
 FROM judgment
 WHERE qrels_id = $qrels_id;
 
@@ -260,5 +265,5 @@ kept AS (
       AND (NOT $judged_only
            OR EXISTS (SELECT 1 FROM judged_docs jd WHERE jd.topic = l.topic AND jd.doc = l.doc))
 )
-SELECT k.run_id, k.topic, k.rank, j.intent, j.rel
+SELECT k.run_id, k.topic, k.rank, j.intent, j.rel, j.gain
 FROM kept k JOIN ev_div_judgment j ON j.topic = k.topic AND j.doc = k.doc;

@@ -107,7 +107,9 @@ LEFT JOIN (SELECT run_id, topic, count(*) AS pairs, count(DISTINCT intent) AS co
 
 -- block: ev_div_nrbp
 -- NRBP over the whole list (no depth limit): (1 - (1-alpha) beta)/N sum_r beta^(r-1) ng(r);
--- nNRBP divides by the same sum over the whole greedy ideal list.
+-- nNRBP divides by the same sum over the whole greedy ideal list (0/0 = NaN for N = 0). A
+-- topic that only -c adds (absent from the run) is 0: ndeval never evaluates it, it only
+-- counts in the amean's denominator (ndeval.c main: actualTopics = qTopics).
 CREATE OR REPLACE TEMP MACRO ev_div_nrbp(alpha, beta) AS TABLE
 WITH run_s AS (
     SELECT run_id, topic, sum(ng * pow(beta, rank - 1)) AS s
@@ -118,7 +120,7 @@ ideal_s AS (
     FROM ev_div_ideal_ng(alpha) GROUP BY topic
 ),
 valued AS (
-    SELECT b.run_id, b.topic,
+    SELECT b.run_id, b.topic, b.in_run,
            CASE WHEN coalesce(n.n, 0) > 0
                 THEN coalesce(rs.s, 0.0) * ((1.0 - (1.0 - alpha) * beta) / n.n)
                 ELSE 0.0 END AS nrbp,
@@ -131,7 +133,9 @@ valued AS (
     LEFT JOIN ideal_s i ON i.topic = b.topic
 )
 SELECT run_id, topic, nrbp,
-       CASE WHEN ideal_nrbp <> 0 THEN nrbp / ideal_nrbp ELSE CAST('NaN' AS DOUBLE) END AS nnrbp
+       CASE WHEN NOT in_run THEN 0.0
+            WHEN ideal_nrbp <> 0 THEN nrbp / ideal_nrbp
+            ELSE CAST('NaN' AS DOUBLE) END AS nnrbp
 FROM valued;
 
 -- measure: ERR-IA

@@ -4,7 +4,8 @@
 --   ev_div_judgment(topic, intent, doc, rel)        per-intent levels (Dqrels L0..L9),
 --   ev_div_ranked(run_id, topic, rank, intent, rel)  retrieved documents with their levels,
 --   ev_div_intent(topic, intent, probability, intent_type)  Pr(i|q) and inf/nav (Iprob, DINprob).
--- The gain of a level is the level (NTCIREVAL's DIN-splitqrels: L1..L9 = 1..9); intents with no
+-- The gain of a level is ev_div_judgment.gain (NTCIREVAL's DIN-splitqrels: L1..L9 = 1..9 unless
+-- `-g` says otherwise; sql/context.sql div_judgment); intents with no
 -- relevant document are left out everywhere (NTCIREVAL writes no Irelv file for them). Every
 -- measure at cutoff l is computed on the list truncated at l, as NTCIREVAL's scripts do
 -- (glabel -truncate l). Arithmetic is exact: NTCIREVAL's text round trips (%.6g, %.4f) can move
@@ -31,7 +32,7 @@ LEFT JOIN ev_div_intent i ON i.topic = ri.topic AND i.intent = ri.intent;
 -- block: ev_ntd_gg
 -- The global gain of each relevant document, GG(d) = sum_i Pr(i|q) g_i(d) (seed 001 eq 6).
 CREATE OR REPLACE TEMP MACRO ev_ntd_gg() AS TABLE
-SELECT j.topic, j.doc, sum(i.prob * j.rel) AS gg
+SELECT j.topic, j.doc, sum(i.prob * j.gain) AS gg
 FROM ev_div_judgment j
 JOIN ev_ntd_intent() i ON i.topic = j.topic AND i.intent = j.intent
 WHERE j.rel >= 1
@@ -43,16 +44,16 @@ GROUP BY j.topic, j.doc;
 -- list, seed 001 eq 8) and 'I:<intent>' (the intent's own level).
 CREATE OR REPLACE TEMP MACRO ev_ntd_lists() AS TABLE
 WITH firsts AS (
-    SELECT run_id, topic, rank, intent, rel,
+    SELECT run_id, topic, rank, intent, rel, gain,
            min(rank) OVER (PARTITION BY run_id, topic, intent) AS first_rank
     FROM ev_div_ranked
     WHERE rel >= 1
 ),
 sys AS (
     SELECT f.run_id, f.topic, f.rank,
-           sum(i.prob * f.rel) AS d_gain,
+           sum(i.prob * f.gain) AS d_gain,
            sum(CASE WHEN i.intent_type = 'nav' AND f.rank > f.first_rank THEN 0.0
-                    ELSE i.prob * f.rel END) AS din_gain
+                    ELSE i.prob * f.gain END) AS din_gain
     FROM firsts f JOIN ev_ntd_intent() i ON i.topic = f.topic AND i.intent = f.intent
     GROUP BY f.run_id, f.topic, f.rank
 )
@@ -60,8 +61,8 @@ SELECT run_id, topic, 'D' AS key, rank, d_gain AS gain FROM sys WHERE d_gain > 0
 UNION ALL
 SELECT run_id, topic, 'DIN' AS key, rank, din_gain AS gain FROM sys WHERE din_gain > 0
 UNION ALL
-SELECT run_id, topic, 'I:' || intent AS key, rank, CAST(rel AS DOUBLE) AS gain
-FROM ev_div_ranked WHERE rel >= 1;
+SELECT run_id, topic, 'I:' || intent AS key, rank, gain
+FROM ev_div_ranked WHERE rel >= 1 AND gain > 0;
 
 -- block: ev_ntd_ideals
 -- The ideal lists (gain > 0, descending) with their cumulative gain: the global gains for 'D'
@@ -72,8 +73,8 @@ WITH lists AS (
     FROM ev_ntd_gg() g CROSS JOIN (VALUES ('D'), ('DIN')) k(key)
     WHERE g.gg > 0
     UNION ALL
-    SELECT topic, 'I:' || intent AS key, CAST(rel AS DOUBLE) AS gain
-    FROM ev_div_judgment WHERE rel >= 1
+    SELECT topic, 'I:' || intent AS key, gain
+    FROM ev_div_judgment WHERE rel >= 1 AND gain > 0
 ),
 ranked AS (
     SELECT topic, key, gain,
@@ -195,6 +196,16 @@ FROM ev_base() b
 LEFT JOIN per_intent p ON p.run_id = b.run_id AND p.topic = b.topic
 GROUP BY b.run_id, b.topic;
 
+-- block: ev_ntd_sharp
+-- The # combination gamma I-rec@l + (1 - gamma) M@l (Sakai and Song; seed 001). With printed
+-- <> 0 the components are first rounded to 4 decimals: NTCIREVAL's D-NTCIR-eval and
+-- DIN-NTCIR-eval read I-rec@l and Q@l / MSnDCG@l back from ntcir_eval's %.4f output and
+-- combine them in awk, so their D#/DIN# lines can differ from exact arithmetic by 1e-4
+-- (TRECRUN.l10.Dnev topic 0003: D#-nDCG@0010 0.4022 vs 0.40215 exactly).
+CREATE OR REPLACE TEMP MACRO ev_ntd_sharp(gamma, irec, m, printed) AS
+CASE WHEN printed <> 0 THEN gamma * round(irec, 4) + (1.0 - gamma) * round(m, 4)
+     ELSE gamma * irec + (1.0 - gamma) * m END;
+
 -- measure: I-rec
 -- macro: ntd_irec
 -- params: cutoff INTEGER = 10
@@ -259,41 +270,45 @@ SELECT run_id, topic, q AS value FROM ev_ntd_key(cutoff, beta, 'DIN');
 
 -- measure: D#-nDCG
 -- macro: ntd_dsharp_ndcg
--- params: cutoff INTEGER = 10; gamma DOUBLE = 0.5
+-- params: cutoff INTEGER = 10; gamma DOUBLE = 0.5; printed INTEGER = 0
 -- summary: mean
 -- doc: D#-nDCG@l = gamma I-rec@l + (1 - gamma) D-nDCG@l.
-CREATE OR REPLACE TEMP MACRO ntd_dsharp_ndcg(cutoff, gamma) AS TABLE
-SELECT d.run_id, d.topic, gamma * i.value + (1.0 - gamma) * d.msndcg AS value
+--      printed=1 combines the 4-decimal components, as NTCIREVAL's D-NTCIR-eval awk does.
+CREATE OR REPLACE TEMP MACRO ntd_dsharp_ndcg(cutoff, gamma, printed) AS TABLE
+SELECT d.run_id, d.topic, ev_ntd_sharp(gamma, i.value, d.msndcg, printed) AS value
 FROM ev_ntd_key(cutoff, 1.0, 'D') d
 JOIN ev_ntd_irec(cutoff) i ON i.run_id = d.run_id AND i.topic = d.topic;
 
 -- measure: D#-Q
 -- macro: ntd_dsharp_q
--- params: cutoff INTEGER = 10; gamma DOUBLE = 0.5; beta DOUBLE = 1
+-- params: cutoff INTEGER = 10; gamma DOUBLE = 0.5; beta DOUBLE = 1; printed INTEGER = 0
 -- summary: mean
 -- doc: D#-Q@l = gamma I-rec@l + (1 - gamma) D-Q@l.
-CREATE OR REPLACE TEMP MACRO ntd_dsharp_q(cutoff, gamma, beta) AS TABLE
-SELECT d.run_id, d.topic, gamma * i.value + (1.0 - gamma) * d.q AS value
+--      printed=1 combines the 4-decimal components, as NTCIREVAL's D-NTCIR-eval awk does.
+CREATE OR REPLACE TEMP MACRO ntd_dsharp_q(cutoff, gamma, beta, printed) AS TABLE
+SELECT d.run_id, d.topic, ev_ntd_sharp(gamma, i.value, d.q, printed) AS value
 FROM ev_ntd_key(cutoff, beta, 'D') d
 JOIN ev_ntd_irec(cutoff) i ON i.run_id = d.run_id AND i.topic = d.topic;
 
 -- measure: DIN#-nDCG
 -- macro: ntd_dinsharp_ndcg
--- params: cutoff INTEGER = 10; gamma DOUBLE = 0.5
+-- params: cutoff INTEGER = 10; gamma DOUBLE = 0.5; printed INTEGER = 0
 -- summary: mean
 -- doc: DIN#-nDCG@l = gamma I-rec@l + (1 - gamma) DIN-nDCG@l.
-CREATE OR REPLACE TEMP MACRO ntd_dinsharp_ndcg(cutoff, gamma) AS TABLE
-SELECT d.run_id, d.topic, gamma * i.value + (1.0 - gamma) * d.msndcg AS value
+--      printed=1 combines the 4-decimal components, as NTCIREVAL's D-NTCIR-eval awk does.
+CREATE OR REPLACE TEMP MACRO ntd_dinsharp_ndcg(cutoff, gamma, printed) AS TABLE
+SELECT d.run_id, d.topic, ev_ntd_sharp(gamma, i.value, d.msndcg, printed) AS value
 FROM ev_ntd_key(cutoff, 1.0, 'DIN') d
 JOIN ev_ntd_irec(cutoff) i ON i.run_id = d.run_id AND i.topic = d.topic;
 
 -- measure: DIN#-Q
 -- macro: ntd_dinsharp_q
--- params: cutoff INTEGER = 10; gamma DOUBLE = 0.5; beta DOUBLE = 1
+-- params: cutoff INTEGER = 10; gamma DOUBLE = 0.5; beta DOUBLE = 1; printed INTEGER = 0
 -- summary: mean
 -- doc: DIN#-Q@l = gamma I-rec@l + (1 - gamma) DIN-Q@l.
-CREATE OR REPLACE TEMP MACRO ntd_dinsharp_q(cutoff, gamma, beta) AS TABLE
-SELECT d.run_id, d.topic, gamma * i.value + (1.0 - gamma) * d.q AS value
+--      printed=1 combines the 4-decimal components, as NTCIREVAL's D-NTCIR-eval awk does.
+CREATE OR REPLACE TEMP MACRO ntd_dinsharp_q(cutoff, gamma, beta, printed) AS TABLE
+SELECT d.run_id, d.topic, ev_ntd_sharp(gamma, i.value, d.q, printed) AS value
 FROM ev_ntd_key(cutoff, beta, 'DIN') d
 JOIN ev_ntd_irec(cutoff) i ON i.run_id = d.run_id AND i.topic = d.topic;
 

@@ -308,8 +308,12 @@ def ndeval_run(
 
 
 def ndeval_format_csv(runid: str, rows) -> str:
-    """The exact CSV ndeval prints (header, '%.6f' values, last row 'amean')."""
+    """The exact CSV ndeval prints (header, '%.6f' values, last row 'amean'); with no topic
+    evaluated (only the amean row), ndeval.c's outputMeasures prints `0.00` per column."""
     out = ["runid,topic," + ",".join(NDEVAL_COLUMNS)]
+    if [topic for topic, _ in rows] == ["amean"]:
+        return "\n".join(out + [",".join([runid, "amean"] + ["0.00"] * len(NDEVAL_COLUMNS))]) \
+            + "\n"
     for topic, values in rows:
         out.append(",".join([runid, topic] + [f"{values[c]:.6f}" for c in NDEVAL_COLUMNS]))
     return "\n".join(out) + "\n"
