@@ -27,9 +27,10 @@ class Warehouse:
     """A warehouse file (or a private in-memory one when `path` is None)."""
 
     def __init__(self, path: str | Path | None = None, *, read_only: bool = False,
-                 create: bool = True):
+                 create: bool = True, macros: bool = True):
+        """`macros=False`: create the metric macros only when an evaluation needs them."""
         self.path = path
-        self.con = connect(path, read_only=read_only, create=create)
+        self.con = connect(path, read_only=read_only, create=create, macros=macros)
 
     def __enter__(self):
         return self
@@ -182,7 +183,7 @@ def evaluate_files(qrels: str | Path, runs: list[str | Path], measures: list[str
     cutoffs; `gcompute`: also NTCIREVAL's gcompute blocks of the D/DIN/IA measures."""
     options = options or EvalOptions()
     requests = parse_measures(measures, version=options.version, ntcir=ntcir)
-    with Warehouse(None) as wh:
+    with Warehouse(None, macros=False) as wh:
         qid = wh.ingest_qrels(qrels, "files", fmt=qrels_format)
         if intents is not None:
             wh.ingest_intents(intents, "files")

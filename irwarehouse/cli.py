@@ -272,7 +272,7 @@ def eval_cmd(
             if files:
                 raise IrwError("give either files or --campaign, not both")
             from .api import Warehouse
-            with Warehouse(_warehouse_path(warehouse), create=False) as wh:
+            with Warehouse(_warehouse_path(warehouse), create=False, macros=False) as wh:
                 result = wh.evaluate(measure_names, campaign=campaign, runs=run, qrels=qrels,
                                      store=store, options=opts, ntcir=ntcir,
                                      progress=_progress_bar("evaluating"), gcompute=blocks)

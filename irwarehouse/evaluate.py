@@ -12,7 +12,8 @@ import pyarrow as pa
 from . import diversity
 from .errors import MeasureError
 from .measures import MeasureRequest
-from .sqlassets import read_sql, sections
+from .sqlassets import metric_files, read_sql, sections
+from .warehouse import install_macros
 
 ORDERS = ("score", "rank", "file")
 
@@ -155,6 +156,10 @@ def evaluate(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: int,
         raise MeasureError("no measures requested")
     batches = range(0, len(requests), MACROS_PER_STATEMENT)
     report = progress or (lambda done, total: None)
+    families = {r.mdef.family for r in requests}
+    if diversity.needed(requests):
+        families |= {p.stem for p in metric_files() if p.stem.startswith("diversity")}
+    install_macros(con, families)
     build_context(con, run_ids, qrels_id, opts)
     report(1, len(batches) + 1)
     if diversity.needed(requests):

@@ -142,3 +142,21 @@ def metric_files() -> list[Path]:
     """Every metric family file, building blocks (`_*.sql`) first."""
     files = sorted((sql_dir() / "metrics").glob("*.sql"))
     return sorted(files, key=lambda p: (not p.name.startswith("_"), p.name))
+
+
+def family_closure(families) -> list[Path]:
+    """The metric files of `families` (file stems) and, transitively, of every file whose macros
+    they call, building blocks first; `_base` always (the evaluation context's sort macros)."""
+    files = {p.stem: p for p in metric_files()}
+    defined = {name: stem for stem, p in files.items()
+               for name, _ in _MACRO_RE.findall(p.read_text(encoding="utf-8"))}
+    call = re.compile(r"\b(\w+)\s*\(")
+    wanted, todo = set(), ["_base", *families]
+    while todo:
+        stem = todo.pop()
+        if stem in wanted or stem not in files:
+            continue
+        wanted.add(stem)
+        text = files[stem].read_text(encoding="utf-8")
+        todo += [defined[n] for n in call.findall(text) if defined.get(n, stem) != stem]
+    return [p for p in metric_files() if p.stem in wanted]

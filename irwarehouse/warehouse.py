@@ -8,7 +8,7 @@ from pathlib import Path
 import duckdb
 
 from .errors import SqlAssetError, WarehouseError
-from .sqlassets import metric_files, read_sql, sections
+from .sqlassets import family_closure, metric_files, read_sql, sections
 
 DEFAULT_PATH = "irw.duckdb"
 ENV_VAR = "IRW_WAREHOUSE"
@@ -18,20 +18,27 @@ def default_path() -> str:
     return os.environ.get(ENV_VAR, DEFAULT_PATH)
 
 
-def install_macros(con: duckdb.DuckDBPyConnection) -> None:
-    """Create the (TEMP) evaluation context tables and every metric macro on a connection.
+def install_macros(con: duckdb.DuckDBPyConnection, families=None) -> None:
+    """Create the (TEMP) evaluation context tables and the metric macros on a connection: every
+    macro, or with `families` (metric file stems) only theirs and those they call (creating all
+    of them takes ~0.2 s, a fifth of re-evaluating a 7M-line run). A family already installed
+    on the connection is skipped.
 
     DuckDB binds a table macro's references when it is created, so files whose macros call
     building blocks of other files are retried until everything is defined."""
     for name, sql in sections(read_sql("context.sql")).items():
         if name.startswith("create_empty"):         # create_empty, create_empty_div, ...
             con.execute(sql)
-    pending = list(metric_files())
+    con.execute("CREATE TEMP TABLE IF NOT EXISTS ev_installed_family (family VARCHAR)")
+    done = {f for (f,) in con.execute("SELECT family FROM ev_installed_family").fetchall()}
+    files = metric_files() if families is None else family_closure(families)
+    pending = [p for p in files if p.stem not in done]
     while pending:
         failed = []
         for path in pending:
             try:
                 con.execute(path.read_text(encoding="utf-8"))
+                con.execute("INSERT INTO ev_installed_family VALUES (?)", [path.stem])
             except duckdb.CatalogException as exc:
                 failed.append((path, exc))
         if len(failed) == len(pending):
@@ -41,9 +48,10 @@ def install_macros(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def connect(path: str | os.PathLike | None = None, *, read_only: bool = False,
-            create: bool = True) -> duckdb.DuckDBPyConnection:
+            create: bool = True, macros: bool = True) -> duckdb.DuckDBPyConnection:
     """Connect to a warehouse file (None = a private in-memory warehouse), applying the schema
-    (idempotent) unless read-only, and installing the metric macros."""
+    (idempotent) unless read-only, and installing every metric macro (with `macros=False` only
+    the building blocks; evaluate() installs the families it needs)."""
     if path is None or str(path) == ":memory:":
         con = duckdb.connect(":memory:")
     else:
@@ -56,5 +64,5 @@ def connect(path: str | os.PathLike | None = None, *, read_only: bool = False,
             raise WarehouseError(f"cannot open warehouse {p}: {exc}") from exc
     if not read_only:
         con.execute(read_sql("schema.sql"))
-    install_macros(con)
+    install_macros(con, None if macros else [])
     return con

@@ -47,11 +47,12 @@ def sha256_of(path: Path) -> str:
 
 
 # A file takes the single-space fast path (DuckDB's CSV split on ' ') only when that split is the
-# same as a split on whitespace and yields no empty field: no tab, form feed, vertical tab or
-# lone carriage return, no two spaces in a row, no space at the start or end of a line, no blank
-# line. Any other file takes the regex path.
-_NOT_SINGLE_SPACED = (b"\t", b"\x0c", b"\x0b", b"  ", b"\n ", b" \n", b" \r\n", b"\n\n",
-                      b"\n\r\n")
+# same as a split on whitespace up to empty fields: no tab, form feed, vertical tab or lone
+# carriage return. (Two spaces in a row, or a space that starts or ends a line, make an empty
+# field or a seventh one: such rows are bad rows of the fast path, and the file is then read
+# by the regex path. Searching the file for those two-byte patterns costs seconds, as spaces
+# are everywhere; these single bytes are memchr scans.)
+_NOT_SINGLE_SPACED = (b"\t", b"\x0c", b"\x0b")
 _FACTS_CACHE: dict[tuple, tuple[str | None, bool]] = {}
 
 
@@ -59,8 +60,6 @@ def _single_spaced(block: bytes) -> bool:
     """`block` is single-space separated (see _NOT_SINGLE_SPACED) and every carriage return in
     it ends a line (\\r\\n)."""
     if any(block.find(c) >= 0 for c in _NOT_SINGLE_SPACED):
-        return False
-    if block[:1] in (b" ", b"\n", b"\r") or block[-1:] == b" ":
         return False
     return block.find(b"\r") < 0 or block.count(b"\r") == block.count(b"\r\n")
 
@@ -100,31 +99,22 @@ def _mapped_single_spaced(path: Path) -> bool:
     with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
         if any(m.find(c) >= 0 for c in _NOT_SINGLE_SPACED):
             return False
-        if m[:1] in (b" ", b"\n", b"\r") or m[-1:] == b" ":
-            return False
         if m.find(b"\r") < 0:
             return True
     return _stream_single_spaced(path)
 
 
 def _stream_single_spaced(path: Path) -> bool:
-    """_single_spaced over the (decompressed) bytes of a file, in blocks that overlap by two
-    bytes, so that a pair such as \\r\\n or two spaces split between blocks is seen whole."""
-    carry, first = b"", True
+    """_single_spaced over the (decompressed) bytes of a file, block by block; a carriage
+    return that ends a block is checked with the next block's first byte."""
+    carry = b""
     with _open_text(path) as f:
         for block in iter(lambda: f.read(1 << 24), b""):
             data = carry + block
-            if any(data.find(c) >= 0 for c in _NOT_SINGLE_SPACED):
+            carry = b"\r" if data.endswith(b"\r") else b""
+            if not _single_spaced(data[:-1] if carry else data):
                 return False
-            if first and data[:1] in (b" ", b"\n", b"\r"):
-                return False
-            # every \r must be followed by \n; one that ends this block is checked with the next
-            # block (the overlap counts a \r\n twice, in both counts)
-            cut = data[:-1] if data.endswith(b"\r") else data
-            if cut.count(b"\r") != cut.count(b"\r\n"):
-                return False
-            carry, first = data[-2:], False
-    return not carry.endswith((b" ", b"\r"))
+    return not carry
 
 
 def _open_text(path: Path):
@@ -279,7 +269,7 @@ _RUN_COLUMNS = ("{'topic': 'VARCHAR', 'q0': 'VARCHAR', 'doc': 'VARCHAR', 'rank':
 # A staged row that is not a valid run line (the fast path's rows have six non-empty fields;
 # the regex path's keep their field count in nf). A comment line with six fields is a bad row
 # of the fast path, so that the regex path skips it.
-_BAD_FAST_ROW = ("score IS NULL OR NOT isfinite(score) OR rank IS NULL "
+_BAD_FAST_ROW = ("gap OR score IS NULL OR NOT isfinite(score) OR rank IS NULL "
                  "OR starts_with(topic, '#') OR starts_with(topic, '<SYSDESC>')")
 _BAD_REGEX_ROW = "nf < 6 OR score IS NULL OR NOT isfinite(score) OR rank IS NULL"
 
@@ -287,7 +277,7 @@ _BAD_REGEX_ROW = "nf < 6 OR score IS NULL OR NOT isfinite(score) OR rank IS NULL
 def _stage_fast(con: duckdb.DuckDBPyConnection, paths: list[str], table: str, *,
                 keep_tag: bool, temp: bool = True) -> list[tuple]:
     """Read single-spaced run files (file_facts) with one parallel CSV read into `table`
-    (fi, topic, doc, score, rank[, tag]), fi = 1 + index of the file in `paths`, the rowid being
+    (fi, topic, doc, score, rank, gap[, tag]), gap = the line has an empty field, fi = 1 + index of the file in `paths`, the rowid being
     the file order. Returns per file (fi, rows, bad rows, tag of the last row or None).
     Raises duckdb.Error when a line does not have six fields.
 
@@ -302,8 +292,10 @@ def _stage_fast(con: duckdb.DuckDBPyConnection, paths: list[str], table: str, *,
           ON f.filename = r.filename"""
     con.execute(f"""
         CREATE OR REPLACE {'TEMP ' if temp else ''}TABLE {table} AS
-        SELECT fi, topic, doc, score, {_integral('rank_number')} AS rank{', tag' if keep_tag else ''}
+        SELECT fi, topic, doc, score, {_integral('rank_number')} AS rank, gap{', tag' if keep_tag else ''}
         FROM (SELECT {'1' if single else 'f.fi'} AS fi, r.topic, r.doc, r.tag,
+                     -- an empty field: two spaces in a row, or a space that starts a line
+                     r.topic IS NULL OR r.q0 IS NULL OR r.doc IS NULL OR r.tag IS NULL AS gap,
                      {_token_number('r.score')} AS score,
                      {_token_number('r.rank')} AS rank_number
               FROM read_csv($paths, columns = {_RUN_COLUMNS}, delim = ' ', quote = '',
