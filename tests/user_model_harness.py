@@ -36,9 +36,10 @@ def load(qrels, runs, *, words=None, chars=None, intents=None):
     else:
         rows = [(t, i, d, lv) for t, by_intent in qrels.items()
                 for i, docs in by_intent.items() for d, lv in docs.items()]
-        c.executemany("INSERT INTO intent (campaign_id, topic, intent, probability) "
-                      "VALUES (?, ?, ?, ?)",
-                      [(cid, t, i, p) for t, probs in intents.items() for i, p in probs.items()])
+        probs = [(cid, t, i, p) for t, by_intent in intents.items() for i, p in by_intent.items()]
+        if probs:
+            c.executemany("INSERT INTO intent (campaign_id, topic, intent, probability) "
+                          "VALUES (?, ?, ?, ?)", probs)
     c.register("t_judged", pa.table({
         "topic": [r[0] for r in rows], "intent": [r[1] for r in rows],
         "doc": [r[2] for r in rows], "rel": pa.array([r[3] for r in rows], pa.int32())}))
