@@ -14,6 +14,9 @@ Accepted names:
                NWRR; parameters as `Q(beta=0.5)`, `nDCG(logb=10)@10`, `RBP(p=0.8)`. Names that
                ir_measures also has (AP, RR, RBP, nDCG@k, P@k) mean NTCIREVAL's only with
                `ntcir:` in front (`ntcir:nDCG@10`) or with NTCIREVAL preferred (--format ntcireval).
+  named:       measures whose header says `syntax: named` (TBG, U): `TBG`, `TBG(half_life=100)`.
+  condensed:   any of the above as `M'` or `condensed:M`: M on the condensed list (seed 000 eq
+               21), printed `M'`.
 """
 
 from __future__ import annotations

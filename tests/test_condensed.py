@@ -11,11 +11,10 @@ from typer.testing import CliRunner
 from irwarehouse.api import Warehouse
 from irwarehouse.cli import app
 from irwarehouse.errors import MeasureError
-from irwarehouse.evaluate import EvalOptions
+from irwarehouse.evaluate import EvalOptions, evaluate
 from irwarehouse.formats.ntcir import nev_text
 from irwarehouse.measures import NtcirSettings, parse_measures
 from tests.user_model_harness import con, load, one, values
-from irwarehouse.evaluate import evaluate
 
 
 def test_metrics_md_example_condensed_ranks():

@@ -182,9 +182,8 @@ def test_ingest_doclengths_into_a_campaign_and_evaluate(tmp_path):
 def test_bad_doclength_files_name_file_and_line(tmp_path, text, message):
     path = tmp_path / "lengths"
     path.write_text(text)
-    with pytest.raises(InputError, match=message):
-        with Warehouse(None) as wh:
-            wh.ingest_doclengths(path, "c")
+    with pytest.raises(InputError, match=message), Warehouse(None) as wh:
+        wh.ingest_doclengths(path, "c")
     out = CliRunner().invoke(app, ["ingest", "doclengths", str(path), "-C", "c",
                                    "-w", str(tmp_path / "w.duckdb")])
     assert out.exit_code == 1

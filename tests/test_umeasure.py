@@ -42,9 +42,11 @@ def test_seed000_diminishing_return():
     before = one({"d1": 0, "d2": 1, "d3": 0, "d4": 1}, ranking, ["U"], chars=chars)["U"]
     after = one({"d1": 0, "d2": 1, "d3": 1, "d4": 1}, ranking, ["U"], chars=chars)["U"]
     pos4_before, pos4_after = 800 + 1000 + 4000, 800 + 1000 + 1400 + 4000
+    gain4_before = before - 0.5 * (1 - 1400 / L)
     gain4_after = after - 0.5 * (1 - 1400 / L) - 0.5 * (1 - (600 + 1000 + 1400) / L)
+    assert gain4_before == pytest.approx(0.5 * (1 - pos4_before / L), abs=1e-12)
     assert gain4_after == pytest.approx(0.5 * (1 - pos4_after / L), abs=1e-12)
-    assert gain4_after < 0.5 * (1 - pos4_before / L)
+    assert gain4_after < gain4_before
 
 
 def test_graded_gains_decay_limit_and_parameters():
