@@ -73,6 +73,11 @@ class Warehouse:
         """Intent probabilities/types (NTCIREVAL Iprob or DINprob) for diversity measures."""
         return _ingest.ingest_intents(self.con, path, campaign, normalise=normalise)
 
+    def ingest_doclengths(self, path, campaign: str, *, unit: str = "words") -> int:
+        """Document lengths (`docno length` in `unit` words|chars, or `docno words chars`)
+        for TBG and the U-measure."""
+        return _ingest.ingest_doclengths(self.con, path, campaign, unit=unit)
+
     def assign_intent_probabilities(self, campaign: str, *, scheme: str = "seed001",
                                     qrels: str | None = None) -> int:
         """Probabilities by scheme (uniform / seed001) for every intent of the campaign."""
@@ -177,16 +182,22 @@ def evaluate_files(qrels: str | Path, runs: list[str | Path], measures: list[str
                    options: EvalOptions | None = None, qrels_format: str = "qrels",
                    keep_first: bool = False, intents: str | Path | None = None,
                    ntcir: NtcirSettings | None = None, progress=None,
-                   gcompute: bool = False) -> EvalResult:
+                   gcompute: bool = False, doclengths: str | Path | None = None,
+                   doclengths_chars: str | Path | None = None) -> EvalResult:
     """trec_eval on files: a private in-memory warehouse, nothing written to disk. `intents`:
     an intent probability/type file for the diversity measures; `ntcir`: NTCIREVAL's gains and
-    cutoffs; `gcompute`: also NTCIREVAL's gcompute blocks of the D/DIN/IA measures."""
+    cutoffs; `gcompute`: also NTCIREVAL's gcompute blocks of the D/DIN/IA measures;
+    `doclengths` / `doclengths_chars`: document length files for TBG and U whose 2-field lines
+    give words / characters (a 3-field line gives both)."""
     options = options or EvalOptions()
     requests = parse_measures(measures, version=options.version, ntcir=ntcir)
     with Warehouse(None, macros=False) as wh:
         qid = wh.ingest_qrels(qrels, "files", fmt=qrels_format)
         if intents is not None:
             wh.ingest_intents(intents, "files")
+        for path, unit in ((doclengths, "words"), (doclengths_chars, "chars")):
+            if path is not None:
+                wh.ingest_doclengths(path, "files", unit=unit)
         # One campaign per file, so that runs sharing a tag keep their trec_eval runid.
         run_ids = _ingest.ingest_run_files(wh.con, runs, keep_first=keep_first, private=True)
         result = evaluate(wh.con, run_ids, qid, requests, options, progress=progress,

@@ -188,6 +188,30 @@ def ingest_intents(
     _guard(body)
 
 
+class LengthUnit(str, Enum):
+    words = "words"
+    chars = "chars"
+
+
+@ingest_app.command("doclengths")
+def ingest_doclengths(
+    file: Annotated[Path, typer.Argument(help="Lengths: docno<TAB>length (in --unit), or "
+                                         "docno<TAB>words<TAB>chars; may be gzipped.")],
+    campaign: Annotated[str, typer.Option("--campaign", "-C", help="Campaign name.")],
+    unit: Annotated[LengthUnit, typer.Option(help="Unit of a 2-field line: words (TBG) or "
+                    "chars (U-measure).")] = LengthUnit.words,
+    warehouse: WarehouseOpt = None,
+):
+    """Ingest document lengths (for TBG and the U-measure) into a campaign (one transaction)."""
+    def body():
+        from .api import Warehouse
+        with Warehouse(_warehouse_path(warehouse)) as wh:
+            n = wh.ingest_doclengths(file, campaign, unit=unit.value)
+        typer.echo(f"ingested {n} document lengths ({unit.value}) from {file} into campaign "
+                   f"{campaign}")
+    _guard(body)
+
+
 @app.command("eval")
 def eval_cmd(
     files: Annotated[Optional[list[Path]], typer.Argument(
@@ -242,6 +266,12 @@ def eval_cmd(
         "--gains", "-g", help="NTCIREVAL gain per level: 1:2 (L1=1, L2=2, as ntcir_eval -g) "
         "or pairs 1:1,2:3,3:7 / S:3,A:2,B:1, or exp:3 (2^level-1). Default: gain = level.")]
     = None,
+    doclengths: Annotated[Optional[Path], typer.Option(
+        help="Document lengths in words (docno<TAB>words, or docno<TAB>words<TAB>chars) for "
+        "TBG and U with QRELS RUN files.")] = None,
+    doclengths_chars: Annotated[Optional[Path], typer.Option(
+        help="Document lengths in characters (docno<TAB>chars) for the U-measure with QRELS "
+        "RUN files.")] = None,
 ):
     """Evaluate runs, like trec_eval: `irw eval QRELS RUN -m map -m P.10` or `--campaign C`.
     `--format ntcireval` prints ntcir_eval's .nev (its full set when no -m is given), over the
@@ -257,6 +287,9 @@ def eval_cmd(
         if intents is not None and campaign:
             raise IrwError("--intents is for QRELS RUN files; store a campaign's intents with "
                            "`irw ingest intents`")
+        if (doclengths or doclengths_chars) and campaign:
+            raise IrwError("--doclengths is for QRELS RUN files; store a campaign's document "
+                           "lengths with `irw ingest doclengths`")
         # ntcir_eval's .nev: its full ad hoc set, the first 1000 documents (-M 1000) of every
         # judged topic (-c). The diversity layouts (--diversity) have their own defaults.
         nev = fmt == Format.ntcireval and diversity is None
@@ -286,6 +319,7 @@ def eval_cmd(
             result = evaluate_files(files[0], files[1:], measure_names, options=opts,
                                     qrels_format=qrels_format.value, keep_first=keep_first,
                                     intents=intents, ntcir=ntcir,
+                                    doclengths=doclengths, doclengths_chars=doclengths_chars,
                                     progress=_progress_bar("evaluating"), gcompute=blocks)
         sys.stdout.write(render(result, fmt.value, per_topic=query))
     _guard(body)

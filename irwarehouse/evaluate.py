@@ -4,7 +4,7 @@ collect per-topic values and summaries. Every value is computed by the SQL in sq
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import duckdb
 import pyarrow as pa
@@ -146,6 +146,21 @@ def _bind(value):
     return value
 
 
+def _prepare_extras(con: duckdb.DuckDBPyConnection, requests: list[MeasureRequest],
+                    params: dict) -> None:
+    """The context relations only some measures read: the diversity context, and the lists
+    of every retrieved document (ev_listed, ev_div_listed; header `needs:`)."""
+    if diversity.needed(requests):
+        diversity.prepare(con, requests, params)
+    needs = {r.mdef.needs for r in requests}
+    sql = sections(read_sql("context.sql"))
+    if "div_listed" in needs:         # diversity ranks read scores as doubles (div_ranked)
+        con.execute(sql["listed"], _used(sql["listed"], {**params, "float_scores": False}))
+        con.execute(sql["div_listed"])
+    if "listed" in needs:
+        con.execute(sql["listed"], _used(sql["listed"], params))
+
+
 def evaluate(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: int,
              requests: list[MeasureRequest], opts: EvalOptions = EvalOptions(),
              progress=None, gcompute: bool = False) -> EvalResult:
@@ -154,24 +169,32 @@ def evaluate(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: int,
     gcompute blocks of the requested D/DIN/IA measures (the .Dnev/.DINnev/.nevIA layouts)."""
     if not requests:
         raise MeasureError("no measures requested")
-    batches = range(0, len(requests), MACROS_PER_STATEMENT)
+    # M' (condensed) requests run after the others, on the context rebuilt as -J builds it.
+    groups = [(opts, [r for r in requests if not r.condensed]),
+              (replace(opts, judged_only=True), [r for r in requests if r.condensed])]
+    groups = [(o, reqs) for o, reqs in groups if reqs]
+    total = sum(len(range(0, len(reqs), MACROS_PER_STATEMENT)) for _, reqs in groups) + 1
     report = progress or (lambda done, total: None)
     families = {r.mdef.family for r in requests}
     if diversity.needed(requests):
         families |= {p.stem for p in metric_files() if p.stem.startswith("diversity")}
     install_macros(con, families)
-    build_context(con, run_ids, qrels_id, opts)
-    report(1, len(batches) + 1)
-    if diversity.needed(requests):
-        diversity.prepare(con, requests, _context_params(qrels_id, opts))
-    # A few macros per statement: planning one UNION ALL of many macros grows faster than
-    # linearly (52 NTCIREVAL macros: seconds in one statement, a fraction in small batches).
     con.execute("CREATE OR REPLACE TEMP TABLE ev_scores (run_id INTEGER, topic VARCHAR, "
                 "measure VARCHAR, value DOUBLE, text VARCHAR)")
-    for done, i in enumerate(batches, start=2):
-        query, values = _macro_query(requests[i:i + MACROS_PER_STATEMENT])
-        con.execute(f"INSERT INTO ev_scores {query}", values)
-        report(done, len(batches) + 1)
+    done = 0
+    for group_opts, group in groups:
+        build_context(con, run_ids, qrels_id, group_opts)
+        if done == 0:
+            done = 1
+            report(done, total)
+        _prepare_extras(con, group, _context_params(qrels_id, group_opts))
+        # A few macros per statement: planning one UNION ALL of many macros grows faster than
+        # linearly (52 NTCIREVAL macros: seconds in one statement, a fraction in small batches).
+        for i in range(0, len(group), MACROS_PER_STATEMENT):
+            query, values = _macro_query(group[i:i + MACROS_PER_STATEMENT])
+            con.execute(f"INSERT INTO ev_scores {query}", values)
+            done += 1
+            report(done, total)
     con.execute("CREATE OR REPLACE TEMP TABLE ev_measures (measure VARCHAR, summary VARCHAR, "
                 "ord INTEGER)")
     con.executemany("INSERT INTO ev_measures VALUES (?, ?, ?)",

@@ -132,6 +132,29 @@ def ingest_intents(con: duckdb.DuckDBPyConnection, path, campaign: str, *,
     return len(rows)
 
 
+def ingest_doclengths(con: duckdb.DuckDBPyConnection, path, campaign: str, *,
+                      unit: str = "words") -> int:
+    """Store document lengths (irwarehouse.formats.doclengths) in the `doc` table of `campaign`
+    (created if new), in one transaction. A document already stored keeps the length of the
+    other unit, so words and characters may come from two files. Returns the number of
+    documents read."""
+    from .formats.doclengths import read_doclengths
+    table = read_doclengths(Path(path), unit=unit)
+    con.register("stage_doclengths", table)
+    try:
+        with transaction(con):
+            cid = campaign_id(con, campaign, create=True)
+            con.execute("""
+                INSERT INTO doc (campaign_id, doc, length_words, length_chars)
+                SELECT ?, doc, length_words, length_chars FROM stage_doclengths
+                ON CONFLICT DO UPDATE SET
+                    length_words = coalesce(excluded.length_words, length_words),
+                    length_chars = coalesce(excluded.length_chars, length_chars)""", [cid])
+    finally:
+        con.unregister("stage_doclengths")
+    return table.num_rows
+
+
 def assign_intent_probabilities(con: duckdb.DuckDBPyConnection, campaign: str, *,
                                 scheme: str = "seed001", qrels_name: str | None = None) -> int:
     """Give every topic of a campaign's diversity qrels probabilities by `scheme` (uniform or

@@ -14,6 +14,9 @@ Accepted names:
                NWRR; parameters as `Q(beta=0.5)`, `nDCG(logb=10)@10`, `RBP(p=0.8)`. Names that
                ir_measures also has (AP, RR, RBP, nDCG@k, P@k) mean NTCIREVAL's only with
                `ntcir:` in front (`ntcir:nDCG@10`) or with NTCIREVAL preferred (--format ntcireval).
+  named:       measures whose header says `syntax: named` (TBG, U): `TBG`, `TBG(half_life=100)`.
+  condensed:   any of the above as `M'` or `condensed:M`: M on the condensed list (seed 000 eq
+               21), printed `M'`.
 """
 
 from __future__ import annotations
@@ -53,10 +56,13 @@ def registry() -> dict[str, MeasureDef]:
 
 @dataclass(frozen=True)
 class MeasureRequest:
-    """One measure to compute: a definition, the macro arguments, and the printed name."""
+    """One measure to compute: a definition, the macro arguments, and the printed name.
+    `condensed`: computed on the condensed list (unjudged documents dropped first, as -J),
+    whatever -J says: the M' of seed 000 eq 21, asked for as `M'` or `condensed:M`."""
     mdef: MeasureDef
     args: tuple
     name: str
+    condensed: bool = False
 
     @property
     def order_key(self):
@@ -225,7 +231,8 @@ def parse_measures(names: list[str], *, version: int = 9,
         target = from_sets if text in ("all_trec", "official") else explicit
         for req in _parse_one(text, version, ntcir):
             target.setdefault(req.name, req)
-    overridden = {r.mdef.name for r in explicit.values() if r.name != r.mdef.name}
+    overridden = {r.mdef.name for r in explicit.values()
+                  if r.name != r.mdef.name and not r.condensed}
     out = {n: r for n, r in from_sets.items() if r.mdef.name not in overridden}
     for name, req in explicit.items():
         out.setdefault(name, req)
@@ -237,7 +244,31 @@ def _split_list(raw: str) -> list[str]:
     return [t for t in raw.split() if t]
 
 
+CONDENSED_PREFIX = "condensed:"
+CONDENSED_SUFFIX = "'"
+
+
+def condensed_base(text: str) -> str | None:
+    """The measure inside a condensed-list name: `AP'` or `condensed:AP` -> `AP`; None when
+    `text` names no condensed measure."""
+    if text.startswith(CONDENSED_PREFIX):
+        return text[len(CONDENSED_PREFIX):]
+    if text.endswith(CONDENSED_SUFFIX) and len(text) > 1:
+        return text[:-len(CONDENSED_SUFFIX)]
+    return None
+
+
 def _parse_one(text: str, version: int, ntcir: NtcirSettings) -> list[MeasureRequest]:
+    base = condensed_base(text)
+    if base is not None:              # M' (seed 000 eq 21): M on the condensed list
+        if not base or condensed_base(base) is not None:
+            raise MeasureError(f"{text}: expected one measure name after condensed: or "
+                               "before '")
+        return [MeasureRequest(r.mdef, r.args, r.name + CONDENSED_SUFFIX, condensed=True)
+                for r in _parse_one(base, version, ntcir)]
+    named = _named_measure(text)       # TBG(half_life=100), U(f=0.1), ...
+    if named is not None:
+        return named
     if text in NTCIR_SETS:                   # ntcir_eval compute's set, without or with -j
         return [req for name in NTCIR_SETS[text] for req in _ntcir_measure(name, ntcir)]
     if text.startswith("ntcir:") or ntcir.prefer:
@@ -274,6 +305,54 @@ def _parse_one(text: str, version: int, ntcir: NtcirSettings) -> list[MeasureReq
     if dot and not params:
         raise MeasureError(f"{text}: empty parameter list")
     return _trec_eval_measure(name, params if dot else None)
+
+
+_NAMED_RE = re.compile(r"^([A-Za-z][\w#+-]*)(?:\((.*)\))?(?:@(\d+))?$")
+
+
+def _short(value) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _named_measure(text: str) -> list[MeasureRequest] | None:
+    """Requests for a measure whose header says `syntax: named` (TBG, U): `Name`, or
+    `Name(param=value,...)` with the header's parameters, and `@k` when it has a `cutoff`
+    parameter. The printed name lists the parameters that differ from their defaults."""
+    m = _NAMED_RE.match(text)
+    mdef = registry().get(m.group(1)) if m else None
+    if mdef is None or mdef.syntax != "named":
+        return None
+    kwargs: dict[str, str] = {}
+    for part in filter(None, (m.group(2) or "").split(",")):
+        key, sep, value = part.partition("=")
+        if not sep or not key.strip():
+            raise MeasureError(f"{text}: expected name=value parameters")
+        kwargs[key.strip()] = value.strip()
+    names = [p.name for p in mdef.params]
+    unknown = sorted(set(kwargs) - set(names) | ({"cutoff"} & set(kwargs)))
+    if unknown:
+        raise MeasureError(f"{text}: unknown parameter(s) {unknown}; {mdef.name} takes "
+                           f"{', '.join(n for n in names if n != 'cutoff')}")
+    if m.group(3) and "cutoff" not in names:
+        raise MeasureError(f"{text}: {mdef.name} takes no @cutoff")
+    args, shown = [], []
+    for p in mdef.params:
+        if p.name == "cutoff":
+            value = _number(m.group(3) or p.default, p.type, text)
+            if value <= 0:
+                raise MeasureError(f"{text}: cutoffs must be positive")
+            args.append(value)
+            continue
+        value = _number(kwargs.get(p.name, p.default), p.type, text)
+        if p.name in mdef.positive and value <= 0:
+            raise MeasureError(f"{text}: {p.name} must be > 0")
+        args.append(value)
+        if value != _number(p.default, p.type, text):
+            shown.append(f"{p.name}={_short(value)}")
+    printed = mdef.name + (f"({','.join(shown)})" if shown else "")
+    if "cutoff" in names:
+        printed += f"@{args[names.index('cutoff')]}"
+    return [MeasureRequest(mdef, tuple(args), printed)]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -76,6 +76,10 @@ class MeasureDef:
     doc: str = ""
     macro_args: tuple[str, ...] = field(default=())
     ntcir: str = ""                # NTCIREVAL's printed name (`Q-measure`, `Q@k`), if any
+    syntax: str = ""               # "named": written `Name(param=value,...)[@cutoff]`
+    needs: str = ""                # an extra context relation: "listed" (ev_listed) or
+                                   # "div_listed" (ev_div_listed), built only when asked for
+    positive: tuple[str, ...] = () # parameters that must be > 0 (named syntax)
 
 
 def _parse_header(lines: list[str]) -> dict[str, str]:
@@ -134,7 +138,9 @@ def measure_defs_in(path: Path) -> list[MeasureDef]:
             integer=meta.get("integer", "false") == "true",
             since=int(meta.get("since", "9")), doc=meta.get("doc", ""),
             kind=meta.get("kind", "number"),
-            macro_args=args, ntcir=meta.get("ntcir", "")))
+            macro_args=args, ntcir=meta.get("ntcir", ""), syntax=meta.get("syntax", ""),
+            needs=meta.get("needs", ""),
+            positive=tuple(x.strip() for x in meta.get("positive", "").split(",") if x.strip())))
     return defs
 
 

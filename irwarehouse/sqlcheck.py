@@ -14,9 +14,10 @@ from sqlglot import exp
 from .sqlassets import metric_files, read_sql
 
 CONTEXT_TABLES = {"ev_runs", "ev_options", "ev_judgment", "ev_topic", "ev_run_topic", "ev_ranked",
-                  "ev_scores", "ev_measures", "ev_summary",
+                  "ev_scores", "ev_measures", "ev_summary", "ev_listed",
                   # diversity context (context.sql div_* sections, irwarehouse.diversity)
-                  "ev_div_judgment", "ev_div_ranked", "ev_div_ideal", "ev_div_intent"}
+                  "ev_div_judgment", "ev_div_ranked", "ev_div_ideal", "ev_div_intent",
+                  "ev_div_listed"}
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,12 @@ CREATE TEMP TABLE IF NOT EXISTS ev_run_topic (run_id INTEGER, topic VARCHAR, num
 CREATE TEMP TABLE IF NOT EXISTS ev_ranked (
     run_id INTEGER, topic VARCHAR, rank BIGINT, rel INTEGER, is_rel BOOLEAN,
     rel_so_far BIGINT, nonrel_so_far BIGINT, unjudged_so_far BIGINT);
+CREATE TEMP TABLE IF NOT EXISTS ev_listed (
+    run_id INTEGER, topic VARCHAR, rank BIGINT, doc VARCHAR, rel INTEGER, is_rel BOOLEAN,
+    length_words DOUBLE, length_chars DOUBLE);
+CREATE TEMP TABLE IF NOT EXISTS ev_div_listed (
+    run_id INTEGER, topic VARCHAR, rank BIGINT, doc VARCHAR, rel INTEGER, is_rel BOOLEAN,
+    length_words DOUBLE, length_chars DOUBLE);
 
 -- name: options
 -- absent_list_empty: with -c, trec_eval 10.0 evaluates a topic the run lacks on a one-document
@@ -174,6 +180,52 @@ SELECT p.run_id, p.topic,
 FROM pairs p
 LEFT JOIN retrieved r ON r.run_id = p.run_id AND r.topic = p.topic
 LEFT JOIN judged_kept jk ON jk.run_id = p.run_id AND jk.topic = p.topic;
+
+-- name: listed
+-- Every document of each evaluated list, judged or not (ev_ranked holds the judged ones only),
+-- for the metrics that charge the user for reading any document (sql/metrics/tbg.sql,
+-- trailtext.sql); built only when such a metric is requested (measure header `needs: listed`).
+-- The same order, -M depth and -J renumbering as ev_ranked (ranks agree with it); rel is NULL
+-- for a document outside the qrels; is_rel = level >= $threshold (trec_eval -l). Lengths come
+-- from the `doc` table of the qrels' campaign (irw ingest doclengths), NULL when not given.
+-- $float_scores is the ranking's float32 reading of scores: the caller passes false for the
+-- diversity list (ev_div_listed, as div_ranked reads scores as doubles).
+CREATE OR REPLACE TEMP TABLE ev_listed AS
+WITH listed AS (
+    SELECT r.run_id, r.topic, r.doc, j.rel,
+           row_number() OVER (
+               PARTITION BY r.run_id, r.topic
+               ORDER BY ev_sort_num($order, $float_scores, r.score, r.rank, r.file_order) DESC,
+                        ev_sort_doc($order, r.doc) DESC,
+                        ev_sort_tie($order, r.file_order) DESC
+           ) AS full_rank
+    FROM run_row r
+    LEFT JOIN ev_judgment j ON j.topic = r.topic AND j.doc = r.doc
+    WHERE r.run_id IN (SELECT run_id FROM ev_runs)
+      AND r.topic IN (SELECT topic FROM ev_topic)
+),
+kept AS (
+    SELECT run_id, topic, doc, rel,
+           CASE WHEN $judged_only
+                THEN row_number() OVER (PARTITION BY run_id, topic ORDER BY full_rank)
+                ELSE full_rank END AS rank
+    FROM listed
+    WHERE ($depth IS NULL OR full_rank <= $depth) AND (NOT $judged_only OR rel >= 0)
+),
+lengths AS (
+    SELECT d.doc, CAST(d.length_words AS DOUBLE) AS length_words,
+           CAST(d.length_chars AS DOUBLE) AS length_chars
+    FROM doc d JOIN qrels q ON q.campaign_id = d.campaign_id
+    WHERE q.qrels_id = $qrels_id
+)
+SELECT k.run_id, k.topic, k.rank, k.doc, k.rel, coalesce(k.rel >= $threshold, false) AS is_rel,
+       n.length_words, n.length_chars
+FROM kept k LEFT JOIN lengths n ON n.doc = k.doc;
+
+-- name: div_listed
+-- The diversity measures' copy of ev_listed (sql/metrics/diversity_u.sql), made right after
+-- `listed` ran with $float_scores = false; ranks agree with ev_div_ranked's.
+CREATE OR REPLACE TEMP TABLE ev_div_listed AS SELECT * FROM ev_listed;
 
 -- name: summary
 -- The `all` row of every measure: the arithmetic mean over evaluated topics, a sum for counts,

@@ -119,7 +119,8 @@ def nev_text(result) -> str:
     their ntcir_eval name (`Q@0010`); others under the requested name. Several runs are written
     one after the other; topics without a value (R = 0) print nothing, as ntcir_eval."""
     from ..measures import ntcir_label
-    labels = {r.name: (ntcir_label(r.mdef, r.args) if r.mdef.ntcir else r.name)
+    labels = {r.name: (ntcir_label(r.mdef, r.args) + ("'" if r.condensed else "")
+                       if r.mdef.ntcir else r.name)
               for r in result.requests}
     order = [r.name for r in result.requests]          # parse_measures' ntcir_eval order
     blocks: dict[tuple, dict[str, dict]] = {}

@@ -24,3 +24,33 @@ LEFT JOIN (
 -- doc: Geometric mean of bpref over topics, floored at 1e-5.
 CREATE OR REPLACE TEMP MACRO gm_bpref() AS TABLE
 SELECT run_id, topic, greatest(value, 0.00001) AS value FROM bpref();
+
+-- measure: bpref-10
+-- macro: bpref_10
+-- summary: mean
+-- doc: bpref-10 (Buckley & Voorhees, SIGIR 2004; seed 003 "BPREF-10"): bpref with at least 10
+--      preference pairs per relevant document, (1/R) sum over relevant retrieved d of
+--      1 - min(n(d), R + 10) / min(R + 10, N_ret), n(d) = judged non-relevant documents above
+--      d, N_ret = judged non-relevant documents retrieved (seed 003's |(J - R) ∩ A|; trec_eval
+--      8.1's old_bpref_top10pRnonrel, the SIGIR 2004 paper's form); 1 when no judged
+--      non-relevant document is above d.
+CREATE OR REPLACE TEMP MACRO bpref_10() AS TABLE
+WITH nonrel_ret AS (
+    SELECT run_id, topic, max(nonrel_so_far) AS n FROM ev_ranked GROUP BY run_id, topic
+),
+x AS (
+    SELECT r.run_id, r.topic,
+           sum(CASE WHEN r.nonrel_so_far > 0
+                    THEN 1.0 - least(r.nonrel_so_far, t.num_rel + 10)
+                               / least(t.num_rel + 10, n.n)
+                    ELSE 1.0 END) AS s
+    FROM ev_ranked r
+    JOIN ev_topic t ON t.topic = r.topic
+    JOIN nonrel_ret n ON n.run_id = r.run_id AND n.topic = r.topic
+    WHERE r.is_rel
+    GROUP BY r.run_id, r.topic
+)
+SELECT b.run_id, b.topic,
+       CASE WHEN b.num_rel > 0 THEN coalesce(x.s, 0) / b.num_rel ELSE 0 END AS value
+FROM ev_base() b
+LEFT JOIN x ON x.run_id = b.run_id AND x.topic = b.topic;
