@@ -277,7 +277,8 @@ _BAD_REGEX_ROW = "nf < 6 OR score IS NULL OR NOT isfinite(score) OR rank IS NULL
 def _stage_fast(con: duckdb.DuckDBPyConnection, paths: list[str], table: str, *,
                 keep_tag: bool, temp: bool = True) -> list[tuple]:
     """Read single-spaced run files (file_facts) with one parallel CSV read into `table`
-    (fi, topic, doc, score, rank, gap[, tag]), gap = the line has an empty field, fi = 1 + index of the file in `paths`, the rowid being
+    (fi, topic, doc, score, rank, gap, key_hash[, tag]), gap = the line has an empty field,
+    key_hash = hash(fi, topic, doc) for the duplicate check, fi = 1 + index of the file in `paths`, the rowid being
     the file order. Returns per file (fi, rows, bad rows, tag of the last row or None).
     Raises duckdb.Error when a line does not have six fields.
 
@@ -292,7 +293,8 @@ def _stage_fast(con: duckdb.DuckDBPyConnection, paths: list[str], table: str, *,
           ON f.filename = r.filename"""
     con.execute(f"""
         CREATE OR REPLACE {'TEMP ' if temp else ''}TABLE {table} AS
-        SELECT fi, topic, doc, score, {_integral('rank_number')} AS rank, gap{', tag' if keep_tag else ''}
+        SELECT fi, topic, doc, score, {_integral('rank_number')} AS rank, gap,
+               hash(fi, topic, doc) AS key_hash{', tag' if keep_tag else ''}
         FROM (SELECT {'1' if single else 'f.fi'} AS fi, r.topic, r.doc, r.tag,
                      -- an empty field: two spaces in a row, or a space that starts a line
                      r.topic IS NULL OR r.q0 IS NULL OR r.doc IS NULL OR r.tag IS NULL AS gap,
@@ -319,13 +321,13 @@ def _stage_run_regex(con: duckdb.DuckDBPyConnection, path: Path) -> None:
     con.execute("DROP TABLE stage_lines")
 
 
-def _has_duplicate_keys(con: duckdb.DuckDBPyConnection, table: str) -> bool:
-    """Whether a staged file lists a document twice for one topic. Sorting the 64-bit hashes
-    of (file, topic, doc) in numpy is several times cheaper than DuckDB's count(DISTINCT ...)
-    over 7M rows (0.15 s vs 0.5 s); equal neighbours may be a hash collision, so only then are
-    the keys compared exactly."""
-    key = "fi, topic, doc" if table == "stage_runs" else "topic, doc"
-    hashes = con.execute(f"SELECT hash({key}) AS h FROM {table}").fetchnumpy()["h"]
+def _has_duplicate_keys(con: duckdb.DuckDBPyConnection, table: str, key: str,
+                        hashed: str) -> bool:
+    """Whether `table` holds a `key` (e.g. fi, topic, doc) twice; `hashed` is its 64-bit hash
+    (a stored column or an expression). Sorting the hashes in numpy is several times cheaper
+    than DuckDB's count(DISTINCT ...) over 7M rows (0.15 s vs 0.5 s); equal neighbours may be a
+    hash collision, so only then are the keys compared exactly."""
+    hashes = con.execute(f"SELECT {hashed} AS h FROM {table}").fetchnumpy()["h"]
     hashes.sort()
     if not (hashes[1:] == hashes[:-1]).any():
         return False
@@ -350,10 +352,12 @@ def stage_run(con: duckdb.DuckDBPyConnection, path: Path, *, keep_first: bool = 
             except (duckdb.InvalidInputException, duckdb.ConversionException):
                 stats = None
         # A bad row of the fast path may be a comment line: the regex path decides.
+        hashed = "key_hash"
         if stats and not stats[0][2]:
             ((_, n, bad, last_tag),) = stats
             tag = tag or last_tag
         else:
+            hashed = "hash(topic, doc)"
             _stage_run_regex(con, path)
             n, bad = con.execute(f"SELECT count(*), count(*) FILTER (WHERE {_BAD_REGEX_ROW}) "
                                  "FROM stage_run").fetchone()
@@ -366,7 +370,7 @@ def stage_run(con: duckdb.DuckDBPyConnection, path: Path, *, keep_first: bool = 
         raise locate_error(path, fmt, duplicates=False)
     if n == 0:
         raise InputError(path, None, "no run lines (empty file)")
-    dup = _has_duplicate_keys(con, "stage_run")
+    dup = _has_duplicate_keys(con, "stage_run", "topic, doc", hashed)
     if dup and not keep_first:
         raise locate_error(path, fmt)
     if dup:
@@ -430,7 +434,7 @@ def stage_runs_bulk(con: duckdb.DuckDBPyConnection, paths: list[Path], *, digest
     try:
         stats = _stage_fast(con, names, "stage_runs", keep_tag=keep_tag, temp=temp)
         clean = (len(stats) == len(paths) and not any(bad for _, _, bad, _ in stats)
-                 and not _has_duplicate_keys(con, "stage_runs"))
+                 and not _has_duplicate_keys(con, "stage_runs", "fi, topic, doc", "key_hash"))
     except duckdb.Error:
         clean = False
     if not clean:
