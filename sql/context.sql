@@ -56,16 +56,7 @@ GROUP BY topic;
 -- Order: trec_eval's (score desc, docno desc), the rank column, or the file order.
 CREATE OR REPLACE TEMP TABLE ev_ranked AS
 WITH listed AS (
-    SELECT r.run_id, r.topic, r.doc,
-           row_number() OVER (
-               PARTITION BY r.run_id, r.topic
-               ORDER BY ev_sort_num($order, $float_scores, r.score, r.rank, r.file_order) DESC,
-                        ev_sort_doc($order, r.doc) DESC,
-                        ev_sort_tie($order, r.file_order) DESC
-           ) AS full_rank
-    FROM run_row r
-    WHERE r.run_id IN (SELECT run_id FROM ev_runs)
-      AND r.topic IN (SELECT topic FROM ev_topic)
+    SELECT * FROM ev_list_order($order, $float_scores)
 ),
 judged AS (
     SELECT l.run_id, l.topic, l.full_rank, j.rel
@@ -192,17 +183,9 @@ LEFT JOIN judged_kept jk ON jk.run_id = p.run_id AND jk.topic = p.topic;
 -- diversity list (ev_div_listed, as div_ranked reads scores as doubles).
 CREATE OR REPLACE TEMP TABLE ev_listed AS
 WITH listed AS (
-    SELECT r.run_id, r.topic, r.doc, j.rel,
-           row_number() OVER (
-               PARTITION BY r.run_id, r.topic
-               ORDER BY ev_sort_num($order, $float_scores, r.score, r.rank, r.file_order) DESC,
-                        ev_sort_doc($order, r.doc) DESC,
-                        ev_sort_tie($order, r.file_order) DESC
-           ) AS full_rank
-    FROM run_row r
-    LEFT JOIN ev_judgment j ON j.topic = r.topic AND j.doc = r.doc
-    WHERE r.run_id IN (SELECT run_id FROM ev_runs)
-      AND r.topic IN (SELECT topic FROM ev_topic)
+    SELECT l.run_id, l.topic, l.doc, j.rel, l.full_rank
+    FROM ev_list_order($order, $float_scores) l
+    LEFT JOIN ev_judgment j ON j.topic = l.topic AND j.doc = l.doc
 ),
 kept AS (
     SELECT run_id, topic, doc, rel,
@@ -292,17 +275,8 @@ WHERE q.qrels_id = $qrels_id;
 -- some intent (level >= 0) 1..n in the same order.
 CREATE OR REPLACE TEMP TABLE ev_div_ranked AS
 WITH listed AS (
-    SELECT r.run_id, r.topic, r.doc,
-           row_number() OVER (
-               PARTITION BY r.run_id, r.topic
-               -- ndeval reads scores as doubles (%lf): no float32 ties here
-               ORDER BY ev_sort_num($order, false, r.score, r.rank, r.file_order) DESC,
-                        ev_sort_doc($order, r.doc) DESC,
-                        ev_sort_tie($order, r.file_order) DESC
-           ) AS full_rank
-    FROM run_row r
-    WHERE r.run_id IN (SELECT run_id FROM ev_runs)
-      AND r.topic IN (SELECT topic FROM ev_topic)
+    -- ndeval reads scores as doubles (%lf): no float32 ties here
+    SELECT * FROM ev_list_order($order, false)
 ),
 judged_docs AS (
     SELECT DISTINCT topic, doc FROM ev_div_judgment WHERE rel >= 0

@@ -65,3 +65,19 @@ CASE WHEN sort_order = 'score' THEN doc ELSE '' END;
 
 CREATE OR REPLACE TEMP MACRO ev_sort_tie(sort_order, position) AS
 CASE WHEN sort_order = 'rank' THEN -position ELSE 0 END;
+
+-- block: ev_list_order
+-- Every retrieved document of the evaluated lists (runs in ev_runs, topics in ev_topic)
+-- numbered 1..n in that order: the one window sort shared by the window plan (ev_ranked), the
+-- lists of every retrieved document (ev_listed) and the diversity ranking (ev_div_ranked).
+CREATE OR REPLACE TEMP MACRO ev_list_order(sort_order, float32_scores) AS TABLE
+SELECT r.run_id, r.topic, r.doc,
+       row_number() OVER (
+           PARTITION BY r.run_id, r.topic
+           ORDER BY ev_sort_num(sort_order, float32_scores, r.score, r.rank, r.file_order) DESC,
+                    ev_sort_doc(sort_order, r.doc) DESC,
+                    ev_sort_tie(sort_order, r.file_order) DESC
+       ) AS full_rank
+FROM run_row r
+WHERE r.run_id IN (SELECT run_id FROM ev_runs)
+  AND r.topic IN (SELECT topic FROM ev_topic);
