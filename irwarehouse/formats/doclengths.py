@@ -11,7 +11,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from ..errors import InputError
-from .trec import _open_text, check_readable
+from .trec import field_lines
 
 UNITS = ("words", "chars")
 _INT = re.compile(r"^[0-9]+$")
@@ -29,38 +29,29 @@ def read_doclengths(path, *, unit: str = "words") -> pa.Table:
     if unit not in UNITS:
         raise InputError(path, None, f"unknown length unit {unit!r}; use words or chars")
     path = Path(path)
-    check_readable(path)
     docs: list[str] = []
     words: list[int | None] = []
     chars: list[int | None] = []
     seen: dict[str, int] = {}
-    with _open_text(path) as f:
-        for lineno, raw in enumerate(f, start=1):
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                raise InputError(path, lineno, "not valid UTF-8") from None
-            fields = text.split()
-            if not fields or fields[0].startswith("#"):
-                continue
-            if len(fields) not in (2, 3):
-                raise InputError(path, lineno, "expected 2 or 3 fields (docno length, or docno "
-                                 f"words chars), found {len(fields)}")
-            doc = fields[0]
-            if doc in seen:
-                raise InputError(path, lineno, f"document {doc!r} appears twice (first at line "
-                                 f"{seen[doc]})")
-            seen[doc] = lineno
-            if len(fields) == 3:
-                w = _length(path, lineno, fields[1], "word count")
-                c = _length(path, lineno, fields[2], "character count")
-            elif unit == "words":
-                w, c = _length(path, lineno, fields[1], "word count"), None
-            else:
-                w, c = None, _length(path, lineno, fields[1], "character count")
-            docs.append(doc)
-            words.append(w)
-            chars.append(c)
+    for lineno, fields in field_lines(path):
+        if len(fields) not in (2, 3):
+            raise InputError(path, lineno, "expected 2 or 3 fields (docno length, or docno "
+                             f"words chars), found {len(fields)}")
+        doc = fields[0]
+        if doc in seen:
+            raise InputError(path, lineno, f"document {doc!r} appears twice (first at line "
+                             f"{seen[doc]})")
+        seen[doc] = lineno
+        if len(fields) == 3:
+            w = _length(path, lineno, fields[1], "word count")
+            c = _length(path, lineno, fields[2], "character count")
+        elif unit == "words":
+            w, c = _length(path, lineno, fields[1], "word count"), None
+        else:
+            w, c = None, _length(path, lineno, fields[1], "character count")
+        docs.append(doc)
+        words.append(w)
+        chars.append(c)
     if not docs:
         raise InputError(path, None, "no document lengths (only comments or blank lines)")
     return pa.table({"doc": pa.array(docs, pa.string()),

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError
-from .trec import _open_text, check_readable
+from .trec import field_lines
 
 TYPES = ("inf", "nav")
 TYPE_ALIASES = {"inf": "inf", "informational": "inf", "nav": "nav", "navigational": "nav"}
@@ -34,44 +34,37 @@ def read_intents(path: Path, *, normalise: bool = False) -> list[IntentRow]:
     """Parse an intent file; probabilities of a topic must sum to 1 (within 1e-3) unless
     `normalise`, which rescales them."""
     path = Path(path)
-    check_readable(path)
     rows: list[IntentRow] = []
     seen: dict[tuple[str, str], int] = {}
-    with _open_text(path) as f:
-        for lineno, raw in enumerate(f, start=1):
+    for lineno, fields in field_lines(path):
+        if not rows and _is_header(fields):
+            continue
+        if not 3 <= len(fields) <= 4:
+            raise InputError(path, lineno, "expected 3 or 4 fields (topic intent "
+                             f"probability [inf|nav]), found {len(fields)}")
+        topic, intent = fields[0], fields[1]
+        prob, kind = None, None
+        rest = fields[2:]
+        if len(rest) == 1 and rest[0].lower() in TYPE_ALIASES:
+            kind = TYPE_ALIASES[rest[0].lower()]
+        else:
             try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                raise InputError(path, lineno, "not valid UTF-8") from None
-            fields = text.split()
-            if not fields or fields[0].startswith("#") or (not rows and _is_header(fields)):
-                continue
-            if not 3 <= len(fields) <= 4:
-                raise InputError(path, lineno, "expected 3 or 4 fields (topic intent "
-                                 f"probability [inf|nav]), found {len(fields)}")
-            topic, intent = fields[0], fields[1]
-            prob, kind = None, None
-            rest = fields[2:]
-            if len(rest) == 1 and rest[0].lower() in TYPE_ALIASES:
-                kind = TYPE_ALIASES[rest[0].lower()]
-            else:
-                try:
-                    prob = float(rest[0])
-                except ValueError:
-                    raise InputError(path, lineno, f"probability {rest[0]!r} is not a number") \
-                        from None
-                if not math.isfinite(prob) or not 0.0 <= prob <= 1.0:
-                    raise InputError(path, lineno, f"probability {rest[0]!r} is not in [0, 1]")
-                if len(rest) == 2:
-                    if rest[1].lower() not in TYPE_ALIASES:
-                        raise InputError(path, lineno, f"intent type {rest[1]!r} is not inf or "
-                                         "nav")
-                    kind = TYPE_ALIASES[rest[1].lower()]
-            if (topic, intent) in seen:
-                raise InputError(path, lineno, f"intent {intent!r} of topic {topic!r} appears "
-                                 f"twice (first at line {seen[(topic, intent)]})")
-            seen[(topic, intent)] = lineno
-            rows.append(IntentRow(topic, intent, prob, kind, lineno))
+                prob = float(rest[0])
+            except ValueError:
+                raise InputError(path, lineno, f"probability {rest[0]!r} is not a number") \
+                    from None
+            if not math.isfinite(prob) or not 0.0 <= prob <= 1.0:
+                raise InputError(path, lineno, f"probability {rest[0]!r} is not in [0, 1]")
+            if len(rest) == 2:
+                if rest[1].lower() not in TYPE_ALIASES:
+                    raise InputError(path, lineno, f"intent type {rest[1]!r} is not inf or "
+                                     "nav")
+                kind = TYPE_ALIASES[rest[1].lower()]
+        if (topic, intent) in seen:
+            raise InputError(path, lineno, f"intent {intent!r} of topic {topic!r} appears "
+                             f"twice (first at line {seen[(topic, intent)]})")
+        seen[(topic, intent)] = lineno
+        rows.append(IntentRow(topic, intent, prob, kind, lineno))
     if not rows:
         raise InputError(path, None, "no intents (empty file)")
     return _check_sums(path, rows, normalise)

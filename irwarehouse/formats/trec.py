@@ -125,6 +125,22 @@ def _open_text(path: Path):
     return gzip.open(path, "rb") if head == b"\x1f\x8b" else open(path, "rb")
 
 
+def field_lines(path: Path):
+    """(line number, fields) of each line of a small whitespace-separated file (intents,
+    document lengths), gzip read, blank lines and `#` comments skipped; a line that is not
+    UTF-8 is an error naming it. Checks that the file is readable and not empty first."""
+    check_readable(path)
+    with _open_text(path) as f:
+        for lineno, raw in enumerate(f, start=1):
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                raise InputError(path, lineno, "not valid UTF-8") from None
+            fields = text.split()
+            if fields and not fields[0].startswith("#"):
+                yield lineno, fields
+
+
 def _unreadable(path: Path, exc: BaseException) -> InputError:
     text = getattr(exc, "strerror", None) or str(exc).splitlines()[0] or type(exc).__name__
     return InputError(path, None, f"cannot read: {text}")
