@@ -16,7 +16,6 @@ import math
 import re
 
 import duckdb
-import numpy as np
 import pyarrow as pa
 
 from .errors import MeasureError
@@ -177,6 +176,7 @@ def greedy_ideal(doc_intents: dict[str, list[str]], alpha: float) -> list[str]:
     with the largest sum over its relevant subtopics (ascending) of the subtopic's current gain
     (1, times 1-alpha per earlier pick covering it); exact ties go to the larger docno (bytes).
     `doc_intents`: the subtopics each relevant document is relevant to."""
+    import numpy as np              # here: an evaluation without diversity measures skips it
     docs = sorted(doc_intents, key=lambda d: d.encode("utf-8"))
     intents = sorted({i for v in doc_intents.values() for i in v}, key=_intent_key)
     if not docs:

@@ -92,8 +92,11 @@ def build_context(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: 
     for name in ("options", "judgment", "topic"):
         con.execute(sql[name], _used(sql[name], params))
     plan = choose_plan(con, opts)
-    ranked = sql[f"ranked_{plan}"]
-    con.execute(ranked, _used(ranked, params))
+    steps = ["sorted_window", "ranked_window"] if plan == "window" else [f"ranked_{plan}"]
+    for name in steps:
+        con.execute(sql[name], _used(sql[name], params))
+    if plan == "window":
+        con.execute("DROP TABLE ev_sorted")
     for name in ("finish_ranked", "run_topic"):
         con.execute(sql[name], _used(sql[name], params))
     return plan

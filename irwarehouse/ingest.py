@@ -196,16 +196,34 @@ def ingest_run_files(con: duckdb.DuckDBPyConnection, paths, *, keep_first: bool 
                 for i, path in enumerate(paths)]
     for m in meta:
         _check_name("run", m["tag"])
-    run_ids = []
+    run_ids: list[int] = []
     with transaction(con):
-        for i, (path, m) in enumerate(zip(paths, meta)):
-            cid = campaign_id(con, f"{campaign_prefix}{i}", create=True)
-            # private: run_id = file number (stage_runs.fi), so the staged rows need no join
-            run_ids.append(con.execute("""
+        if private:
+            # A fresh warehouse: campaign `files-i` and run_id = i + 1 (= stage_runs.fi, so the
+            # staged rows need no join), written with one statement each (100 files: 0.15 s less
+            # than a campaign lookup and an INSERT per file).
+            names = [f"{campaign_prefix}{i}" for i in range(len(paths))]
+            con.execute("INSERT INTO campaign (name) SELECT unnest($names)", {"names": names})
+            con.execute("""
                 INSERT INTO run (run_id, campaign_id, name, source_path, sha256, num_rows)
-                VALUES (CASE WHEN ? THEN ? ELSE nextval('run_id_seq') END, ?, ?, ?, ?, ?)
-                RETURNING run_id""", [private, i + 1, cid, m["tag"], str(path.resolve()),
-                                      m["sha256"], m["n"]]).fetchone()[0])
+                SELECT f.fi, c.campaign_id, f.tag, f.source, f.sha256, f.n
+                FROM (SELECT unnest($names) AS campaign, unnest($tags) AS tag,
+                             unnest($sources) AS source, unnest($digests) AS sha256,
+                             unnest($counts) AS n, generate_subscripts($names, 1) AS fi) f
+                JOIN campaign c ON c.name = f.campaign""",
+                        {"names": names, "tags": [m["tag"] for m in meta],
+                         "sources": [str(p.resolve()) for p in paths],
+                         "digests": [m["sha256"] for m in meta],
+                         "counts": [m["n"] for m in meta]})
+            run_ids = list(range(1, len(paths) + 1))
+        else:
+            for i, (path, m) in enumerate(zip(paths, meta)):
+                cid = campaign_id(con, f"{campaign_prefix}{i}", create=True)
+                run_ids.append(con.execute("""
+                    INSERT INTO run (campaign_id, name, source_path, sha256, num_rows)
+                    VALUES (?, ?, ?, ?, ?) RETURNING run_id""",
+                                           [cid, m["tag"], str(path.resolve()), m["sha256"],
+                                            m["n"]]).fetchone()[0])
         if private:
             con.execute("DROP TABLE run_row")
             con.execute("""

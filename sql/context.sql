@@ -51,19 +51,39 @@ SELECT topic,
 FROM ev_judgment
 GROUP BY topic;
 
+-- name: sorted_window
+-- Plan for densely judged runs, step 1: every retrieved document of the evaluated lists in
+-- ranking order, one list after another. Order: trec_eval's (score desc, docno desc), the rank
+-- column, or the file order (ev_sort_* in sql/metrics/_base.sql). A plain sort written in that
+-- order is numbered by its rowid below, which is cheaper than a window's row_number() per list
+-- (campaign bench, 5M rows: 0.65 s instead of 0.95 s).
+CREATE OR REPLACE TEMP TABLE ev_sorted AS
+SELECT r.run_id, r.topic, r.doc
+FROM run_row r
+WHERE r.run_id IN (SELECT run_id FROM ev_runs)
+  AND r.topic IN (SELECT topic FROM ev_topic)
+ORDER BY r.run_id, r.topic,
+         ev_sort_num($order, $float_scores, r.score, r.rank, r.file_order) DESC,
+         ev_sort_doc($order, r.doc) DESC,
+         ev_sort_tie($order, r.file_order) DESC;
+
 -- name: ranked_window
--- Plan for densely judged runs: number every retrieved document with one window sort.
--- Order: trec_eval's (score desc, docno desc), the rank column, or the file order.
+-- Step 2: a document's rank is its row's distance from the first row of its list, plus one;
+-- only the judged documents are kept.
 CREATE OR REPLACE TEMP TABLE ev_ranked AS
-WITH listed AS (
-    SELECT * FROM ev_list_order($order, $float_scores)
+WITH list_start AS (
+    SELECT run_id, topic, min(rowid) AS first_row
+    FROM ev_sorted
+    GROUP BY run_id, topic
 ),
 judged AS (
-    SELECT l.run_id, l.topic, l.full_rank, j.rel
-    FROM listed l JOIN ev_judgment j ON j.topic = l.topic AND j.doc = l.doc
-    WHERE $depth IS NULL OR l.full_rank <= $depth
+    SELECT s.run_id, s.topic, s.rowid - ls.first_row + 1 AS full_rank, j.rel
+    FROM ev_sorted s
+    JOIN list_start ls ON ls.run_id = s.run_id AND ls.topic = s.topic
+    JOIN ev_judgment j ON j.topic = s.topic AND j.doc = s.doc
 )
-SELECT * FROM judged;
+SELECT * FROM judged
+WHERE $depth IS NULL OR full_rank <= $depth;
 
 -- name: ranked_stored
 -- Plan for runs ingested into a warehouse, in trec_eval 9's score order: the rank stored at
@@ -81,13 +101,19 @@ WHERE r.run_id IN (SELECT run_id FROM ev_runs)
 -- documents with a greater sort key and those with an equal one (numbers only, no docno
 -- strings in the many pairs); only a judged document that shares its key is then ranked among
 -- its equals by docno (score order) or file position (rank order).
+-- The judged documents are found first (`matched`, materialised) and numbered afterwards:
+-- row_number() OVER () in the same step would run the join with the whole run on one thread
+-- (7M-line bench run: 0.12 s instead of 0.23 s).
 CREATE OR REPLACE TEMP TABLE ev_ranked AS
-WITH judged AS MATERIALIZED (
-    SELECT row_number() OVER () AS jid, r.run_id, r.topic, r.doc, j.rel,
+WITH matched AS MATERIALIZED (
+    SELECT r.run_id, r.topic, r.doc, j.rel,
            ev_sort_num($order, $float_scores, r.score, r.rank, r.file_order) AS key_num,
            ev_sort_tie($order, r.file_order) AS key_tie
     FROM run_row r JOIN ev_judgment j ON j.topic = r.topic AND j.doc = r.doc
     WHERE r.run_id IN (SELECT run_id FROM ev_runs)
+),
+judged AS MATERIALIZED (
+    SELECT row_number() OVER () AS jid, * FROM matched
 ),
 above AS MATERIALIZED (
     SELECT jd.jid,
@@ -127,6 +153,10 @@ WHERE $depth IS NULL OR full_rank <= $depth;
 -- original tie-breaking); then the running counts every metric uses:
 --   rel_so_far = C(r), nonrel_so_far = judged non-relevant at ranks <= r,
 --   unjudged_so_far = in-pool-unjudged (negative level) at ranks <= r.
+-- The three counts are one running sum of relevant * 2^64 + non-relevant * 2^32 + unjudged (a
+-- HUGEINT; each count stays below 2^32) split afterwards: every running sum is a pass of DuckDB's
+-- window operator, and one sum instead of three halves this step (campaign bench, 2.5M judged
+-- rows: 0.38 s instead of 0.61 s).
 CREATE OR REPLACE TEMP TABLE ev_ranked AS
 WITH kept AS (
     SELECT run_id, topic, rel,
@@ -135,26 +165,36 @@ WITH kept AS (
                 ELSE full_rank END AS rank
     FROM ev_ranked
     WHERE NOT $judged_only OR rel >= 0
+),
+counted AS (
+    SELECT run_id, topic, rank, rel,
+           sum((CAST(CASE WHEN rel >= $threshold THEN 1 ELSE 0 END AS HUGEINT) << 64)
+               + (CAST(CASE WHEN rel >= 0 AND rel < $threshold THEN 1 ELSE 0 END AS HUGEINT) << 32)
+               + CAST(CASE WHEN rel < 0 THEN 1 ELSE 0 END AS HUGEINT))
+           OVER (PARTITION BY run_id, topic ORDER BY rank ROWS UNBOUNDED PRECEDING) AS so_far
+    FROM kept
 )
 SELECT run_id, topic, rank, rel, rel >= $threshold AS is_rel,
-       sum(CASE WHEN rel >= $threshold THEN 1 ELSE 0 END)
-           OVER (PARTITION BY run_id, topic ORDER BY rank ROWS UNBOUNDED PRECEDING) AS rel_so_far,
-       sum(CASE WHEN rel >= 0 AND rel < $threshold THEN 1 ELSE 0 END)
-           OVER (PARTITION BY run_id, topic ORDER BY rank ROWS UNBOUNDED PRECEDING) AS nonrel_so_far,
-       sum(CASE WHEN rel < 0 THEN 1 ELSE 0 END)
-           OVER (PARTITION BY run_id, topic ORDER BY rank ROWS UNBOUNDED PRECEDING) AS unjudged_so_far
-FROM kept;
+       CAST(so_far >> 64 AS BIGINT) AS rel_so_far,
+       CAST((so_far >> 32) & 4294967295 AS BIGINT) AS nonrel_so_far,
+       CAST(so_far & 4294967295 AS BIGINT) AS unjudged_so_far
+FROM counted;
 
 -- name: run_topic
 -- The evaluated (run, topic) pairs and the length of each evaluated list. Topics of a run that
 -- have no judgments are not evaluated; with $complete (-c) every judged topic is, an absent one
 -- as an empty list.
 CREATE OR REPLACE TEMP TABLE ev_run_topic AS
-WITH retrieved AS (
+WITH list_length AS (
     SELECT run_id, topic, count(*) AS n
     FROM run_row
-    WHERE run_id IN (SELECT run_id FROM ev_runs) AND topic IN (SELECT topic FROM ev_topic)
+    WHERE run_id IN (SELECT run_id FROM ev_runs)
     GROUP BY run_id, topic
+),
+retrieved AS (
+    -- judged topics only, filtered after counting: one lookup per list instead of one per row
+    -- (7M-line bench run: 0.07 s instead of 0.13 s)
+    SELECT * FROM list_length WHERE topic IN (SELECT topic FROM ev_topic)
 ),
 pairs AS (
     SELECT run_id, topic FROM retrieved
