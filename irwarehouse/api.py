@@ -12,8 +12,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-
-import pyarrow as pa
+from typing import TYPE_CHECKING
 
 from . import ingest as _ingest
 from .errors import WarehouseError
@@ -21,6 +20,9 @@ from .evaluate import EvalOptions, EvalResult, definition_hash, evaluate
 from .ingest import transaction
 from .measures import NtcirSettings, parse_measures, wants_runid
 from .warehouse import connect
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 
 class Warehouse:
@@ -117,11 +119,13 @@ class Warehouse:
                  qrels: str | None = None, store: bool = False,
                  options: EvalOptions | None = None,
                  ntcir: NtcirSettings | None = None, progress=None,
-                 gcompute: bool = False) -> EvalResult:
+                 gcompute: bool = False, arrow: bool = True) -> EvalResult:
         """Evaluate stored runs of a campaign; with `store`, materialise the per-topic values
         into the `score` table (replacing earlier values of the same measure and options).
         `ntcir`: gains and cutoffs of NTCIREVAL's measures (measures.NtcirSettings);
-        `gcompute`: also NTCIREVAL's gcompute blocks of the D/DIN/IA measures (EvalResult)."""
+        `gcompute`: also NTCIREVAL's gcompute blocks of the D/DIN/IA measures (EvalResult);
+        `arrow=False` leaves per_topic and summary as evaluate.Rows (the CLI prints them without
+        importing pyarrow)."""
         options = options or EvalOptions()
         qid = self.qrels_id(campaign, qrels)
         run_ids = self.run_ids(campaign, runs)
@@ -131,7 +135,7 @@ class Warehouse:
         result.runid = wants_runid(measures)
         if store:
             self._store(result, qid)
-        return result
+        return result.with_arrow() if arrow else result
 
     def cg_curves(self, campaign: str, *, runs: list[str] | None = None,
                   qrels: str | None = None, depth: int = 20, log_base: float = 2.0,
@@ -144,6 +148,7 @@ class Warehouse:
                          average=average, options=options)
 
     def _store(self, result: EvalResult, qrels_id: int) -> None:
+        import pyarrow as pa
         meta = pa.table({
             "measure": [r.name for r in result.requests],
             "family": [r.mdef.family for r in result.requests],
@@ -183,12 +188,14 @@ def evaluate_files(qrels: str | Path, runs: list[str | Path], measures: list[str
                    keep_first: bool = False, intents: str | Path | None = None,
                    ntcir: NtcirSettings | None = None, progress=None,
                    gcompute: bool = False, doclengths: str | Path | None = None,
-                   doclengths_chars: str | Path | None = None) -> EvalResult:
+                   doclengths_chars: str | Path | None = None, arrow: bool = True
+                   ) -> EvalResult:
     """trec_eval on files: a private in-memory warehouse, nothing written to disk. `intents`:
     an intent probability/type file for the diversity measures; `ntcir`: NTCIREVAL's gains and
     cutoffs; `gcompute`: also NTCIREVAL's gcompute blocks of the D/DIN/IA measures;
     `doclengths` / `doclengths_chars`: document length files for TBG and U whose 2-field lines
-    give words / characters (a 3-field line gives both)."""
+    give words / characters (a 3-field line gives both); `arrow=False`: see
+    Warehouse.evaluate."""
     options = options or EvalOptions()
     requests = parse_measures(measures, version=options.version, ntcir=ntcir)
     with Warehouse(None, macros=False) as wh:
@@ -203,4 +210,4 @@ def evaluate_files(qrels: str | Path, runs: list[str | Path], measures: list[str
         result = evaluate(wh.con, run_ids, qid, requests, options, progress=progress,
                           gcompute=gcompute)
         result.runid = wants_runid(measures)
-        return result
+        return result.with_arrow() if arrow else result

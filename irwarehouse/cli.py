@@ -308,7 +308,8 @@ def eval_cmd(
             with Warehouse(_warehouse_path(warehouse), create=False, macros=False) as wh:
                 result = wh.evaluate(measure_names, campaign=campaign, runs=run, qrels=qrels,
                                      store=store, options=opts, ntcir=ntcir,
-                                     progress=_progress_bar("evaluating"), gcompute=blocks)
+                                     progress=_progress_bar("evaluating"), gcompute=blocks,
+                                     arrow=False)
         else:
             if not files or len(files) < 2:
                 raise IrwError("usage: irw eval QRELS RUN [RUN ...] (or --campaign NAME)")
@@ -320,7 +321,8 @@ def eval_cmd(
                                     qrels_format=qrels_format.value, keep_first=keep_first,
                                     intents=intents, ntcir=ntcir,
                                     doclengths=doclengths, doclengths_chars=doclengths_chars,
-                                    progress=_progress_bar("evaluating"), gcompute=blocks)
+                                    progress=_progress_bar("evaluating"), gcompute=blocks,
+                                    arrow=False)
         sys.stdout.write(render(result, fmt.value, per_topic=query))
     _guard(body)
 

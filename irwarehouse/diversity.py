@@ -14,13 +14,16 @@ from __future__ import annotations
 
 import math
 import re
+from typing import TYPE_CHECKING
 
 import duckdb
-import pyarrow as pa
 
 from .errors import MeasureError
 from .measures import _number
 from .sqlassets import read_sql, sections
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 # ndeval's columns, in its output order
 NDEVAL_COLUMNS = (
@@ -176,7 +179,7 @@ def greedy_ideal(doc_intents: dict[str, list[str]], alpha: float) -> list[str]:
     with the largest sum over its relevant subtopics (ascending) of the subtopic's current gain
     (1, times 1-alpha per earlier pick covering it); exact ties go to the larger docno (bytes).
     `doc_intents`: the subtopics each relevant document is relevant to."""
-    import numpy as np              # here: an evaluation without diversity measures skips it
+    import numpy as np  # here: an evaluation without diversity measures skips it
     docs = sorted(doc_intents, key=lambda d: d.encode("utf-8"))
     intents = sorted({i for v in doc_intents.values() for i in v}, key=_intent_key)
     if not docs:
@@ -217,6 +220,7 @@ def build_ideal(con: duckdb.DuckDBPyConnection, alphas: list[float]) -> None:
                 cols["topic"].append(topic)
                 cols["rank"].append(rank)
                 cols["doc"].append(doc)
+    import pyarrow as pa
     table = pa.table({"alpha_key": pa.array(cols["alpha_key"], pa.float64()),
                       "topic": pa.array(cols["topic"], pa.string()),
                       "rank": pa.array(cols["rank"], pa.int64()),

@@ -5,15 +5,18 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 import duckdb
-import pyarrow as pa
 
 from . import diversity
 from .errors import MeasureError
 from .measures import MeasureRequest
 from .sqlassets import metric_files, read_sql, sections
 from .warehouse import install_macros
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 ORDERS = ("score", "rank", "file")
 
@@ -53,10 +56,57 @@ class EvalOptions:
                 + (f";g={gains}" if gains else ""))
 
 
+# Arrow types of the DuckDB column types in evaluation results
+_ARROW_TYPES = {"INTEGER": "int32", "BIGINT": "int64", "VARCHAR": "string", "DOUBLE": "float64",
+                "BOOLEAN": "bool_"}
+
+
+class Rows:
+    """A query result held as Python rows, made a pyarrow Table only when used as one: the CLI
+    prints from the rows, so an evaluation never imports pyarrow (and numpy with it), 0.12 s of
+    every start. Reads like the Table it stands for (to_pylist, to_pydict, ["column"], ...)."""
+
+    def __init__(self, relation: duckdb.DuckDBPyRelation):
+        self.names = list(relation.columns)
+        self.types = [str(t) for t in relation.types]
+        self.rows = relation.fetchall()
+        self._table = None
+
+    def to_pylist(self) -> list[dict]:
+        return [dict(zip(self.names, row)) for row in self.rows]
+
+    def to_pydict(self) -> dict[str, list]:
+        return {name: [row[i] for row in self.rows] for i, name in enumerate(self.names)}
+
+    @property
+    def num_rows(self) -> int:
+        return len(self.rows)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def to_arrow(self) -> pa.Table:
+        if self._table is None:
+            import pyarrow as pa
+            schema = pa.schema([(n, getattr(pa, _ARROW_TYPES[t])())
+                                for n, t in zip(self.names, self.types)])
+            self._table = pa.Table.from_pydict(self.to_pydict(), schema=schema)
+        return self._table
+
+    def __getitem__(self, key):
+        return self.to_arrow()[key]
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.to_arrow(), name)
+
+
 @dataclass
 class EvalResult:
-    per_topic: pa.Table                # run_id, run, topic, measure, value, in_run
-    summary: pa.Table                  # run_id, run, measure, value
+    # pyarrow Tables (or Rows, which turn into one when used as a Table)
+    per_topic: pa.Table | Rows         # run_id, run, topic, measure, value, text, in_run
+    summary: pa.Table | Rows           # run_id, run, measure, value
     requests: list[MeasureRequest] = field(default_factory=list)
     options: EvalOptions = field(default_factory=EvalOptions)
     runid: bool = True                 # print trec_eval's `runid` row (official/all_trec/runid)
@@ -66,6 +116,14 @@ class EvalResult:
     # every (run_id, run, topic) of the evaluated runs, whether judged or not (ndeval prints a
     # row of zeros for a run topic absent from the qrels); filled for diversity measures
     run_topics: pa.Table | None = None
+
+    def with_arrow(self) -> EvalResult:
+        """per_topic and summary as pyarrow Tables (the Python API's promise)."""
+        for name in ("per_topic", "summary"):
+            value = getattr(self, name)
+            if isinstance(value, Rows):
+                setattr(self, name, value.to_arrow())
+        return self
 
 
 def _context_params(qrels_id: int, opts: EvalOptions) -> dict:
@@ -203,18 +261,18 @@ def evaluate(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: int,
     con.executemany("INSERT INTO ev_measures VALUES (?, ?, ?)",
                     [(r.name, r.mdef.summary, i) for i, r in enumerate(requests)])
     con.execute(sections(read_sql("context.sql"))["summary"])
-    per_topic = con.sql("""
+    per_topic = Rows(con.sql("""
         SELECT s.run_id, r.name AS run, s.topic, s.measure, s.value, s.text, rt.in_run
         FROM ev_scores s
         JOIN run r ON r.run_id = s.run_id
         JOIN ev_run_topic rt ON rt.run_id = s.run_id AND rt.topic = s.topic
         JOIN ev_measures m ON m.measure = s.measure
-        ORDER BY s.run_id, s.topic, m.ord""").to_arrow_table()
-    summary = con.sql("""
+        ORDER BY s.run_id, s.topic, m.ord"""))
+    summary = Rows(con.sql("""
         SELECT s.run_id, r.name AS run, s.measure, s.value
         FROM ev_summary s JOIN run r ON r.run_id = s.run_id
         JOIN ev_measures m ON m.measure = s.measure
-        ORDER BY s.run_id, m.ord""").to_arrow_table()
+        ORDER BY s.run_id, m.ord"""))
     blocks = (diversity.gcompute_blocks(con, requests)
               if gcompute and diversity.needed(requests) else None)
     run_topics = con.sql("""

@@ -257,3 +257,23 @@ def test_unsupported_gains_are_refused(measure):
     irwarehouse cannot, and says so instead of computing something else."""
     result = irw("eval", QRELS, RUN, "-m", measure)
     assert result.exit_code == 1 and "is not supported" in result.stderr
+
+
+def test_rows_result_equals_the_arrow_result():
+    """The CLI's results stay Python rows (evaluate.Rows, no pyarrow import); made a Table they
+    equal the API's Arrow result, column types included, and they read like one."""
+    import pyarrow as pa
+
+    from irwarehouse.evaluate import Rows
+    measures = ["map", "P.10", "relstring", "num_rel"]
+    rows = evaluate_files(QRELS, [RUN], measures, arrow=False)
+    table = evaluate_files(QRELS, [RUN], measures)
+    assert isinstance(rows.per_topic, Rows) and isinstance(table.per_topic, pa.Table)
+    for name in ("per_topic", "summary"):
+        got, want = getattr(rows, name), getattr(table, name)
+        assert got.to_pylist() == want.to_pylist()
+        assert got.to_pydict() == want.to_pydict()
+        assert got.num_rows == want.num_rows > 0
+        assert got.to_arrow().schema == want.schema
+        assert got["measure"].to_pylist() == want["measure"].to_pylist()   # Table access
+    assert rows.with_arrow().per_topic.equals(table.per_topic)

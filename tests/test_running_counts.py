@@ -11,10 +11,10 @@ from __future__ import annotations
 import itertools
 import struct
 
+from golden import ranking_plan
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from golden import ranking_plan
 from irwarehouse import ingest as _ingest
 from irwarehouse.api import Warehouse
 from irwarehouse.evaluate import EvalOptions, build_context
