@@ -1,34 +1,7 @@
-"""Helpers shared by the meta-evaluation tests: small matrices and slow reference loops."""
+"""Helpers shared by the meta-evaluation tests: a small random campaign on disk (score matrices:
+_matrices.py)."""
 
 import numpy as np
-
-
-def realistic_matrix(n_topics, n_runs, seed, spread=0.15):
-    """IR-like scores in [0, 1]: topic difficulty + run strength + noise."""
-    rng = np.random.default_rng(seed)
-    topic = rng.beta(2, 3, size=(n_topics, 1))
-    run = np.linspace(-spread, spread, n_runs)[None, :]
-    noise = rng.normal(0, 0.12, size=(n_topics, n_runs))
-    return np.clip(topic + run + noise, 0, 1)
-
-
-def coarse_matrix(n_topics, n_runs, seed, levels=10):
-    """P@10-like scores: multiples of 1/levels, with many ties."""
-    return np.round(realistic_matrix(n_topics, n_runs, seed) * levels) / levels
-
-
-class Recorder:
-    """Wraps a sampler/permuter and keeps every array it hands out."""
-
-    def __init__(self, inner):
-        self.inner = inner
-        self.calls = []
-
-    def __call__(self, *args):
-        out = self.inner(*args)
-        self.calls.append(np.array(out, copy=True))
-        return out
-
 
 TOPICS = ["301", "302", "303"]
 RUNS = {"alphaA": "alpha", "alphaB": "alpha", "beta1": "beta", "gamma1": "gamma",

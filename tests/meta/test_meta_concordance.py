@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 import scipy.stats
-from _meta_helpers import coarse_matrix, realistic_matrix
+from _matrices import coarse_matrix, realistic_matrix
 
 from irwarehouse.meta import concordance as cc
 from irwarehouse.meta._common import MetricSet

@@ -2,7 +2,7 @@ import math
 
 import numpy as np
 import pytest
-from _meta_helpers import Recorder, coarse_matrix, realistic_matrix
+from _matrices import RecordingSampler, coarse_matrix, realistic_matrix
 
 from irwarehouse.meta import discpower as dp
 from irwarehouse.meta._common import MetricSet, round_significant
@@ -67,7 +67,7 @@ def slow_tukey(matrix, permutations):
 @pytest.mark.parametrize("make", [realistic_matrix, coarse_matrix])
 def test_bootstrap_against_slow_loop(make):
     matrix = make(12, 5, seed=11)
-    sampler = Recorder(default_index_sampler)
+    sampler = RecordingSampler(default_index_sampler)
     res = dp.discriminative_power(matrix, test="bootstrap", B=200, rng=5, sampler=sampler)
     asl, border = slow_bootstrap(matrix, sampler.calls[0], 0.05)
     np.testing.assert_allclose(res.asl, asl)
@@ -79,7 +79,7 @@ def test_bootstrap_against_slow_loop(make):
 
 def test_tukey_against_slow_loop():
     matrix = realistic_matrix(8, 5, seed=3)
-    permuter = Recorder(default_row_permuter)
+    permuter = RecordingSampler(default_row_permuter)
     res = dp.discriminative_power(matrix, test="tukey", B=300, rng=9, permuter=permuter)
     permutations = np.concatenate(permuter.calls)
     np.testing.assert_allclose(res.asl, slow_tukey(matrix, permutations))

@@ -1,6 +1,6 @@
 import numpy as np
 import pytest
-from _meta_helpers import realistic_matrix
+from _matrices import realistic_matrix
 
 from irwarehouse.meta import discpower as dp
 from irwarehouse.meta import sensitivity as sens

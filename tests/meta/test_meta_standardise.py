@@ -4,7 +4,7 @@ import statistics
 import numpy as np
 import pytest
 import scipy.stats
-from _meta_helpers import realistic_matrix
+from _matrices import realistic_matrix
 
 from irwarehouse.meta.standardise import standardise
 

@@ -2,7 +2,7 @@ import math
 
 import numpy as np
 import pytest
-from _meta_helpers import Recorder, coarse_matrix, realistic_matrix
+from _matrices import RecordingSampler, coarse_matrix, realistic_matrix
 
 from irwarehouse.meta import swap as sw
 from irwarehouse.meta._common import MetricSet
@@ -36,7 +36,7 @@ def slow_swap(matrix, first, second, width=0.01, n_bins=21):
 def test_against_slow_loop(variant, make):
     matrix = make(14, 5, seed=21)
     default = sw.bootstrap_topic_sets if variant == "bootstrap" else sw.disjoint_halves
-    recorder = Recorder(lambda n, B, rng: np.stack(default(n, B, rng)))
+    recorder = RecordingSampler(lambda n, B, rng: np.stack(default(n, B, rng)))
     res = sw.swap_rates(matrix, variant=variant, B=150, rng=3,
                         topic_sets=lambda n, B, rng: tuple(recorder(n, B, rng)))
     first, second = recorder.calls[0]

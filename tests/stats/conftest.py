@@ -1,5 +1,5 @@
 import pytest
-from _stats_helpers import realistic_matrix
+from _matrices import realistic_matrix
 
 
 @pytest.fixture

@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
-from _stats_helpers import fixed_indices, realistic_matrix
+from _matrices import realistic_matrix
+from _stats_helpers import fixed_indices
 
 from irwarehouse.stats import (
     bootstrap_delta,

@@ -6,7 +6,8 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from _stats_helpers import RecordingSampler, fixed_indices, realistic_matrix
+from _matrices import RecordingSampler, realistic_matrix
+from _stats_helpers import fixed_indices
 
 from irwarehouse.stats import (
     default_index_sampler,
