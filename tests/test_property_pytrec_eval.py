@@ -17,8 +17,8 @@ Notes on pytrec_eval (pytrec-eval-terrier 0.5.11) versus the trec_eval binary:
   per-topic value); irwarehouse stores max(x, 1e-5); we compare ln(ours).
 * pytrec_eval reports no summary; its compute_aggregated_measure (a mean in Python, geometric
   for gm_*) is compared with our `all` values.
-* Both ranking plans of evaluate() ('window' and 'counting') are drawn; on its own it would
-  pick 'counting' for these small cases.
+* Every ranking plan of evaluate() is drawn: 'stored' (the rank stored at ingestion, what it
+  picks on its own for these ingested runs), 'window' and 'counting'.
 * With -J a topic can keep no document (num_ret = 0). trec_eval then prints -nan for
   iprec_at_recall at recall 0 (and for 11pt_avg); pytrec_eval returns NaN there too, and so
   must irwarehouse.
@@ -83,7 +83,7 @@ def cases(draw):
         run.update({f"{k}-{t}": docs for t, docs in r.items()})
     threshold = draw(st.sampled_from([1, 1, 2]))
     judged_only = draw(st.booleans())
-    plan = draw(st.sampled_from(["counting", "window"]))
+    plan = draw(st.sampled_from(["stored", "counting", "window"]))
     return qrels, run, threshold, judged_only, plan
 
 
@@ -190,7 +190,7 @@ def test_every_shared_measure_is_compared(warehouse):
 @pytest.mark.parametrize("judged_only", [False, True])
 def test_edge_cases(warehouse, case, judged_only):
     wh, tmp = warehouse
-    for plan in ("counting", "window"):
+    for plan in ("stored", "counting", "window"):
         check_against_pytrec_eval(wh, tmp, *case, 1, judged_only, plan)
 
 
