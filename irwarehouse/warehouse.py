@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 from pathlib import Path
 
@@ -47,10 +48,31 @@ def install_macros(con: duckdb.DuckDBPyConnection, families=None) -> None:
         pending = [p for p, _ in failed]
 
 
+def apply_schema(con: duckdb.DuckDBPyConnection) -> None:
+    """Apply sql/schema.sql in one transaction, unless the warehouse records (irw_meta) that
+    this very text was applied already."""
+    text = read_sql("schema.sql")
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    try:
+        applied = con.execute("SELECT value FROM irw_meta WHERE key = 'schema_sha256'").fetchone()
+    except duckdb.CatalogException:           # a new warehouse, or one from before irw_meta
+        applied = None
+    if applied and applied[0] == digest:
+        return
+    con.execute("BEGIN TRANSACTION")
+    try:
+        con.execute(text)
+        con.execute("INSERT OR REPLACE INTO irw_meta VALUES ('schema_sha256', ?)", [digest])
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+
+
 def connect(path: str | os.PathLike | None = None, *, read_only: bool = False,
             create: bool = True, macros: bool = True) -> duckdb.DuckDBPyConnection:
     """Connect to a warehouse file (None = a private in-memory warehouse), applying the schema
-    (idempotent) unless read-only, and installing every metric macro (with `macros=False` only
+    (apply_schema) unless read-only, and installing every metric macro (with `macros=False` only
     the building blocks; evaluate() installs the families it needs)."""
     if path is None or str(path) == ":memory:":
         con = duckdb.connect(":memory:")
@@ -63,6 +85,6 @@ def connect(path: str | os.PathLike | None = None, *, read_only: bool = False,
         except duckdb.Error as exc:
             raise WarehouseError(f"cannot open warehouse {p}: {exc}") from exc
     if not read_only:
-        con.execute(read_sql("schema.sql"))
+        apply_schema(con)
     install_macros(con, None if macros else [])
     return con

@@ -1,5 +1,14 @@
--- irwarehouse schema. Applied by `irw init` and on every read-write connect; idempotent.
+-- irwarehouse schema. Applied by `irw init`, and on a read-write connect when this file differs
+-- from the one last applied (irw_meta.schema_sha256); idempotent.
 -- Identifiers are the strings of the source files; integer ids are surrogate keys for joins.
+
+-- Facts about the warehouse itself: schema_sha256 = the sha256 of the schema.sql last applied,
+-- so that opening an up-to-date warehouse does not re-create every view and macro (0.03 s of
+-- each command, and a catalog write).
+CREATE TABLE IF NOT EXISTS irw_meta (
+    key VARCHAR PRIMARY KEY,
+    value VARCHAR
+);
 
 CREATE SEQUENCE IF NOT EXISTS campaign_id_seq START 1;
 CREATE SEQUENCE IF NOT EXISTS qrels_id_seq START 1;

@@ -70,3 +70,34 @@ def test_evaluation_reports_progress_to_the_end():
         (done, total)))
     assert calls[0][0] == 1 and calls[-1][0] == calls[-1][1] > 1
     assert [d for d, _ in calls] == list(range(1, calls[-1][1] + 1))
+
+
+def test_schema_is_applied_when_it_changed(tmp_path):
+    """connect() records the sha256 of the schema.sql it applied (irw_meta) and re-applies the
+    file only when that differs: a warehouse from an older schema gets the current one."""
+    import hashlib
+
+    from irwarehouse.sqlassets import read_sql
+    from irwarehouse.warehouse import connect
+    path = tmp_path / "w.duckdb"
+    digest = hashlib.sha256(read_sql("schema.sql").encode("utf-8")).hexdigest()
+    connect(path).close()
+    con = duckdb.connect(str(path))
+    assert con.execute("SELECT value FROM irw_meta WHERE key = 'schema_sha256'"
+                       ).fetchall() == [(digest,)]
+    # as if an older schema had been applied: a view missing, another digest
+    con.execute("DROP VIEW run_info")
+    con.execute("UPDATE irw_meta SET value = 'older' WHERE key = 'schema_sha256'")
+    con.close()
+    con = connect(path)
+    assert con.execute("SELECT count(*) FROM run_info").fetchone() == (0,)
+    assert con.execute("SELECT value FROM irw_meta").fetchall() == [(digest,)]
+    con.close()
+    # unchanged: nothing is re-created (the view dropped behind its back stays dropped)
+    con = duckdb.connect(str(path))
+    con.execute("DROP VIEW run_info")
+    con.close()
+    con = connect(path)
+    assert con.execute("SELECT count(*) FROM duckdb_views() WHERE view_name = 'run_info'"
+                       ).fetchone() == (0,)
+    con.close()
