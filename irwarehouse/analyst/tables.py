@@ -18,7 +18,7 @@ EXPORT_KINDS = ("scores", "runs")
 # The exported relations; a campaign (and, for scores, a measure) is a bound parameter.
 _EXPORT_SQL = {
     "scores": """
-        SELECT campaign, run, team, qrels, topic, measure, family, params, options, value,
+        SELECT campaign, run, team, qrels, topic, measure, family, params, options, value, text,
                computed_at
         FROM topic_score
         WHERE campaign = $campaign AND ($measure IS NULL OR measure = $measure)

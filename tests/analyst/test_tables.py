@@ -120,3 +120,17 @@ def test_table_import_rules(sample_warehouse):
         assert ranks == [("1", "a", 1), ("1", "b", 2), ("2", "a", 1)]
         with pytest.raises(WarehouseError, match="cannot ingest a list"):
             wh.ingest_run_table([1, 2], "sample", "x")
+
+
+def test_export_scores_keeps_text_values(sample_warehouse, tmp_path):
+    """A text-valued measure (relstring: trec_eval's string of relevance levels) is exported
+    with its text, as topic_score holds it."""
+    out = tmp_path / "rel.parquet"
+    with Warehouse(sample_warehouse) as wh:
+        wh.evaluate(["relstring"], campaign="sample", qrels="graded", store=True)
+        expected = wh.con.execute("""SELECT run, topic, text FROM topic_score
+            WHERE campaign = 'sample' AND measure = 'relstring' ORDER BY run, topic""").fetchall()
+        assert wh.export("scores", "sample", out, measure="relstring") == len(expected)
+    got = pq.read_table(out).select(["run", "topic", "value", "text"]).to_pylist()
+    assert [(r["run"], r["topic"], r["text"]) for r in got] == expected
+    assert all(r["value"] is None and r["text"] for r in got)
