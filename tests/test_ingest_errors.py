@@ -83,6 +83,10 @@ RUN_ERRORS = [
     ("1 Q0 a 1 1.0 r\n1 Q0 b 2 0.5 r\n1 Q0 a 3 0.1 r\n", 3,
      "document 'a' appears twice for topic '1' (first at line 1)"),
     ("1 Q0 a 1 1.0 r\n1 Q0 \xff 2 0.5 r\n".encode("latin-1"), 2, "not valid UTF-8"),
+    # a lone carriage return (trec_eval reads it as part of a field; DuckDB as a line break)
+    ("1 Q0 a 1 1.0 r\r\n1 Q0 b\r 2 0.5 r\r\n", 2, "carriage return inside the line"),
+    ("1 Q0 a 1 1.0 r\n# a comment\rwith a carriage return\n", 2,
+     "carriage return inside the line"),
     ("", None, "empty file"),
     ("\n   \n# only a comment\n", None, "empty file"),
 ]
@@ -97,6 +101,7 @@ QRELS_ERRORS = [
     ("1 0 a 99999999999\n", 1, "out of range"),
     ("1 0 a 1\n2 0 a 1\n1 0 a 0\n", 3, "document 'a' appears twice for topic '1'"),
     (b"1 0 a 1\n1 0 \xe9t\xe9 1\n", 2, "not valid UTF-8"),
+    ("1 0 a 1\n1 0 b\r 1\n", 2, "carriage return inside the line"),
     ("", None, "empty file"),
 ]
 

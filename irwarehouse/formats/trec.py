@@ -251,6 +251,11 @@ def locate_error(path: Path, fmt: FileFormat, *, duplicates: bool = True) -> Inp
                 text = raw.decode("utf-8")
             except UnicodeDecodeError:
                 return InputError(path, lineno, "not valid UTF-8")
+            # DuckDB's reader ends a line at a lone carriage return too (it cannot be told
+            # not to), so such a line reaches it cut in two: refuse it by name.
+            if "\r" in text.removesuffix("\n").removesuffix("\r"):
+                return InputError(path, lineno, "carriage return inside the line "
+                                  "(lines must end with \\n or \\r\\n)")
             if _is_skipped(text):
                 continue
             fields = text.split()
