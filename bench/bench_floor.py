@@ -27,7 +27,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from bench_eval import PY, find_trec_eval, run_cmd, trec_eval_loop  # noqa: E402
+from bench_eval import PY, find_trec_eval, run_cmd, trec_eval_loop
 
 # The run's six fields; only score is typed (DuckDB's own double parser, no syntax check).
 _COLUMNS = ("{'topic': 'VARCHAR', 'q0': 'VARCHAR', 'doc': 'VARCHAR', 'rank': 'VARCHAR', "
