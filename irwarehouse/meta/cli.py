@@ -89,9 +89,12 @@ def _check_plot(plot: Optional[Path]) -> None:
         check_path(plot)
 
 
-def _load(wh, campaign, measures, runs, qrels, missing):
+def _load(warehouse, campaign, measures, runs, qrels, missing):
+    """The per-topic score matrix of the measures, read from the warehouse (opened and closed)."""
     from .load import load_metrics
-    return load_metrics(wh, campaign, measures, runs=runs, qrels=qrels, missing=missing.value)
+    with _open(warehouse) as wh:
+        return load_metrics(wh, campaign, measures, runs=runs, qrels=qrels,
+                            missing=missing.value)
 
 
 @meta_app.command()
@@ -107,8 +110,7 @@ def discpower(campaign: Campaign, measure: Measures, run: Runs = None, qrels: Qr
     def body():
         from . import discpower as dp
         _check_plot(plot)
-        with _open(warehouse) as wh:
-            metrics = _load(wh, campaign, measure, run, qrels, missing)
+        metrics = _load(warehouse, campaign, measure, run, qrels, missing)
         rows = dp.discpower_table(metrics, test=test.value, alpha=alpha, B=B, rng=_seeded(seed))
         if plot:
             dp.plot_asl_curves(rows, plot)
@@ -127,8 +129,7 @@ def sensitivity(campaign: Campaign, measure: Measures, run: Runs = None, qrels: 
     """Bootstrap sensitivity (seed 004 Table 4): significant pairs and estimated difference."""
     def body():
         from .sensitivity import bootstrap_sensitivity
-        with _open(warehouse) as wh:
-            metrics = _load(wh, campaign, measure, run, qrels, missing)
+        metrics = _load(warehouse, campaign, measure, run, qrels, missing)
         rows = bootstrap_sensitivity(metrics, alpha=alpha, B=B or 1000, rng=_seeded(seed))
         records = [{**r.record(), "sensitivity": r.cell()} for r in rows]
         _emit(records, fmt, columns=["measure", "sensitivity", "estimated_difference",
@@ -150,8 +151,7 @@ def swap(campaign: Campaign, measure: Measures, run: Runs = None, qrels: Qrels =
     def body():
         from . import swap as sw
         _check_plot(plot)
-        with _open(warehouse) as wh:
-            metrics = _load(wh, campaign, measure, run, qrels, missing)
+        metrics = _load(warehouse, campaign, measure, run, qrels, missing)
         rows = sw.swap_table(metrics, variant=variant.value, B=B or 1000, rng=_seeded(seed),
                              max_swap_rate=max_swap_rate)
         if plot:
@@ -179,8 +179,7 @@ def rankcorr(campaign: Campaign, measure: Measures, run: Runs = None, qrels: Qre
     def body():
         from . import discpower as dp
         from . import rankcorr as rc
-        with _open(warehouse) as wh:
-            metrics = _load(wh, campaign, measure, run, qrels, missing)
+        metrics = _load(warehouse, campaign, measure, run, qrels, missing)
         if agreement:
             rows = dp.discpower_table(metrics, test=test.value, alpha=alpha, B=B,
                                       rng=_seeded(seed))
@@ -211,9 +210,8 @@ def concordance(campaign: Campaign, measure: Measures,
         from .concordance import concordance_table
         if len(measure) < 2:
             raise IrwError("the concordance test needs at least two metrics (-m)")
-        with _open(warehouse) as wh:
-            metrics = _load(wh, campaign, list(dict.fromkeys([*measure, *gold])), run, qrels,
-                            missing)
+        metrics = _load(warehouse, campaign, list(dict.fromkeys([*measure, *gold])), run, qrels,
+                        missing)
         rows = concordance_table(metrics, list(measure), list(gold))
         _emit([{**r.record(), "cell": r.cell()} for r in rows], fmt)
     _guard(body)
@@ -322,12 +320,12 @@ def report(campaign: Campaign, measure: Measures,
         from .report import ReportSettings, build_report
         settings = ReportSettings(seed=seed, alpha=alpha, B_bootstrap=B_bootstrap,
                                   B_tukey=B_tukey, B_swap=B_swap)
-        with _open(warehouse) as wh:
-            metrics = _load(wh, campaign, list(dict.fromkeys([*measure, *(gold or [])])), run,
-                            qrels, missing)
-            loo_part = None
-            if loo_depth:
-                from .loo import leave_one_team_out
+        metrics = _load(warehouse, campaign, list(dict.fromkeys([*measure, *(gold or [])])), run,
+                        qrels, missing)
+        loo_part = None
+        if loo_depth:
+            from .loo import leave_one_team_out
+            with _open(warehouse) as wh:
                 pid = _pool_for(wh, campaign, None, loo_depth, team_pattern)
                 loo_part = {"pool": f"depth{loo_depth}", "depth": loo_depth,
                             "result": leave_one_team_out(
