@@ -195,6 +195,24 @@ con.close()
 """
 
 
+# The metric macros an analyst calls, from a Python that only has duckdb: the four measures'
+# per-topic values for every run of the stored campaign; the run means of each, to check them.
+MACRO_SCRIPT = r"""
+import sys, duckdb
+con = duckdb.connect(sys.argv[1], read_only=True)
+values = {}
+for label, call in (("map", "irw_map('c')"), ("P_10", "irw_P('c', cutoff := 10)"),
+                    ("ndcg_cut_10", "irw_ndcg_cut('c', cutoff := 10)"),
+                    ("recip_rank", "irw_recip_rank('c')")):
+    for run, topic, value in con.execute(f"SELECT run, topic, value FROM {call}").fetchall():
+        values.setdefault(run, {}).setdefault(label, []).append(value)
+for run in sorted(values):
+    print("runid all", run)
+    for label, v in values[run].items():
+        print(label, "all", f"{sum(v) / len(v):.4f}")
+"""
+
+
 def find_trec_eval() -> str | None:
     cand = os.environ.get("TREC_EVAL")
     if cand and Path(cand).is_file():
@@ -339,6 +357,16 @@ def main(argv=None) -> int:
         measure("te_camp", f"trec_eval (loop over {len(camp_runs)} files)",
                 lambda: trec_eval_loop(trec_eval, camp_qrels, camp_runs, res_dir))
 
+    # 7: the same campaign stored in a warehouse, its per-topic values from the metric macros
+    camp_wh = out / "campaign.duckdb"
+    for q in (camp_wh, Path(str(camp_wh) + ".wal")):
+        q.unlink(missing_ok=True)
+    run_cmd(irw("ingest", "runs", out / "campaign" / "runs", "-C", "c", "-w", camp_wh), env=env)
+    run_cmd(irw("ingest", "qrels", camp_qrels, "-C", "c", "-w", camp_wh), env=env)
+    measure("macros", "metric macros (plain duckdb, stored campaign)",
+            lambda: run_cmd([PY, "-c", MACRO_SCRIPT, str(camp_wh)],
+                            stdout_path=res_dir / "macros_camp.txt"))
+
     # agreement check (summary values, 4 decimals)
     problems = []
     if trec_eval:
@@ -348,13 +376,14 @@ def main(argv=None) -> int:
             for m, v in want.items():
                 if abs(got.get(m, float("nan")) - v) > 1e-4 or m not in got:
                     problems.append(f"{f}: {m} irw={got.get(m)} trec_eval={v}")
-        camp = parse_irw_out(res_dir / "irw_camp.txt")
-        for i in range(len(camp_runs)):
-            want = parse_trec_eval_out(res_dir / f"trec_eval.{i:03d}.txt")
-            got = camp.get(f"run{i:03d}", {})
-            for m, v in want.items():
-                if m not in got or abs(got[m] - v) > 1e-4:
-                    problems.append(f"campaign run{i:03d}: {m} irw={got.get(m)} trec_eval={v}")
+        for f in ("irw_camp.txt", "macros_camp.txt"):
+            camp = parse_irw_out(res_dir / f)
+            for i in range(len(camp_runs)):
+                want = parse_trec_eval_out(res_dir / f"trec_eval.{i:03d}.txt")
+                got = camp.get(f"run{i:03d}", {})
+                for m, v in want.items():
+                    if m not in got or abs(got[m] - v) > 1e-4:
+                        problems.append(f"{f} run{i:03d}: {m} irw={got.get(m)} trec_eval={v}")
 
     text = report(rows, problems, nlines, big_run.stat().st_size, len(camp_runs))
     print(f"\nload average before/after: {load0} / {os.getloadavg()}")
@@ -374,7 +403,7 @@ def report(rows, problems, nlines, size, nruns) -> str:
 
     te_of = {"irw_big": "te_big", "pytrec_big": "te_big", "te_big": "te_big",
              "reeval": "te_big", "irw_camp": "te_camp", "pytrec_camp": "te_camp",
-             "te_camp": "te_camp"}
+             "te_camp": "te_camp", "macros": "te_camp"}
     py_of = {"irw_big": "pytrec_big", "reeval": "pytrec_big", "irw_camp": "pytrec_camp",
              "te_big": "pytrec_big", "te_camp": "pytrec_camp"}
     out = [f"big run {nlines:,} lines ({size / 1e6:.0f} MB); campaign {nruns} runs", "",
@@ -405,6 +434,9 @@ def report(rows, problems, nlines, size, nruns) -> str:
     if "te_camp" in rows:
         r, rc = ratio("irw_camp", "te_camp"), ratio("irw_camp", "te_camp", "cpu")
         checks.append(("100-run campaign <= 1/3 of trec_eval", r <= 1 / 3, f"{r:.2f} [{rc:.2f}]"))
+        r, rc = ratio("macros", "te_camp"), ratio("macros", "te_camp", "cpu")
+        checks.append(("metric macros on the stored campaign <= 1/10 of trec_eval's loop",
+                       r <= 0.10, f"{r:.3f} [{rc:.3f}]"))
     r, rc = ratio("ingest", "read_csv"), ratio("ingest", "read_csv", "cpu")
     checks.append(("ingestion within 2x of DuckDB read_csv", r <= 2.0, f"{r:.2f}x [{rc:.2f}x]"))
     for text, ok, detail in checks:

@@ -151,7 +151,7 @@ class Warehouse:
         import pyarrow as pa
         meta = pa.table({
             "measure": [r.name for r in result.requests],
-            "family": [r.mdef.family for r in result.requests],
+            "family": [r.mdef.name for r in result.requests],      # its measure_catalog row
             "params": [r.params_text for r in result.requests],
             "definition_hash": [definition_hash(r) for r in result.requests],
         })

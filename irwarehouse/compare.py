@@ -52,7 +52,7 @@ def table_text(comparison, matrix: ScoreMatrix) -> str:
         cell[(pair.run_a, pair.run_b)] = f"{pair.delta:+.4f}{_marker(p)}"
         cell[(pair.run_b, pair.run_a)] = f"{-pair.delta:+.4f}{_marker(p)}"
     width = max(10, *(len(r) for r in runs)) + 1
-    means = dict(zip(runs, matrix.values.mean(axis=0)))
+    means = dict(zip(runs, matrix.run_values()))     # by the measure's summary kind
     lines = [f"{matrix.measure}: {comparison.test} test"
              + (f", {comparison.correction} correction" if comparison.correction else "")
              + (f", B={comparison.B}, seed={comparison.seed}" if comparison.B else "")

@@ -6,6 +6,8 @@ from __future__ import annotations
 import pyarrow as pa
 
 from .evaluate import EvalOptions, _bind, build_context
+from .sqlassets import relations_read
+from .warehouse import install_macros
 
 VARIANTS = ("jk", "one_plus_log")
 
@@ -19,8 +21,9 @@ def cg_curves(con, run_ids: list[int], qrels_id: int, *, depth: int = 20, log_ba
         raise ValueError(f"variant must be one of {', '.join(VARIANTS)}")
     if depth < 1 or log_base <= 1:
         raise ValueError("depth must be >= 1 and the log base > 1")
-    build_context(con, run_ids, qrels_id, options or EvalOptions())
     macro = "cg_curve_mean" if average else "cg_curve"
+    install_macros(con, [macro])
+    build_context(con, run_ids, qrels_id, options or EvalOptions(), relations_read([macro]))
     order = "run_id, rank" if average else "run_id, topic, rank"
     return con.sql(f"SELECT r.name AS run, c.* FROM {macro}($g, $depth, $base, $variant) c "
                    f"JOIN run r USING (run_id) ORDER BY {order}",

@@ -3,10 +3,6 @@
 * measure names: ndeval's column names (`alpha-nDCG@20`, `ERR-IA@10`, `NRBP`, `MAP-IA`, `P-IA@5`,
   `strec@10`), ir_measures' (`alpha_nDCG@20`, `ERR_IA@10`, `AP_IA`, `P_IA@5`, `StRecall@10`),
   with parameters as `alpha-nDCG(alpha=0.3)@10` or `NRBP(alpha=0.5,beta=0.8)`;
-* the evaluation context of those macros (sql/context.sql sections div_*), built only when a
-  diversity measure is requested;
-* ndeval's greedy ideal list, computed once per topic and alpha into TEMP table
-  ev_div_ideal(alpha_key, topic, rank, doc) (docs/diversity_semantics.md section 1);
 * ndeval's CSV layout (`irw eval --format ndeval`).
 """
 
@@ -20,7 +16,6 @@ import duckdb
 
 from .errors import MeasureError
 from .measures import _number
-from .sqlassets import read_sql, sections
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -158,79 +153,9 @@ def needed(requests) -> bool:
     return any(is_diversity(r.mdef) for r in requests)
 
 
-def prepare(con: duckdb.DuckDBPyConnection, requests, params: dict) -> None:
-    """Build ev_div_judgment, ev_div_ranked and the greedy ideal lists the requested diversity
-    macros read. `params` are the evaluation context parameters (evaluate._context_params)."""
-    sql = sections(read_sql("context.sql"))
-    for name in ("div_judgment", "div_intent", "div_ranked"):
-        con.execute(sql[name], {k: v for k, v in params.items() if f"${k}" in sql[name]})
-    alphas = sorted({float(a) for r in requests if r.mdef.family == "diversity_ndeval"
-                     for p, a in zip(r.mdef.params, r.args) if p.name == "alpha"})
-    build_ideal(con, alphas)
-
-
 def _intent_key(intent: str):
     """ndeval's subtopic order: subtopics are numbers (array indices), summed in ascending order."""
     return (0, int(intent), "") if intent.isdigit() else (1, 0, intent)
-
-
-def greedy_ideal(doc_intents: dict[str, list[str]], alpha: float) -> list[str]:
-    """ndeval's greedy ideal list of one topic (idealResult): at each rank, the remaining doc
-    with the largest sum over its relevant subtopics (ascending) of the subtopic's current gain
-    (1, times 1-alpha per earlier pick covering it); exact ties go to the larger docno (bytes).
-    `doc_intents`: the subtopics each relevant document is relevant to."""
-    import numpy as np  # here: an evaluation without diversity measures skips it
-    docs = sorted(doc_intents, key=lambda d: d.encode("utf-8"))
-    intents = sorted({i for v in doc_intents.values() for i in v}, key=_intent_key)
-    if not docs:
-        return []
-    col = {i: k for k, i in enumerate(intents)}
-    rel = np.zeros((len(docs), len(intents)), dtype=bool)
-    for row, doc in enumerate(docs):
-        for intent in doc_intents[doc]:
-            rel[row, col[intent]] = True
-    gain = np.ones(len(intents))
-    taken = np.zeros(len(docs), dtype=bool)
-    order = []
-    for _ in range(len(docs)):
-        score = np.zeros(len(docs))
-        for k in range(len(intents)):          # the same additions, in the same order, as ndeval
-            score += np.where(rel[:, k], gain[k], 0.0)
-        score[taken] = -1.0
-        pick = int(np.flatnonzero(score == score.max())[-1])   # ascending docno: last = largest
-        order.append(docs[pick])
-        taken[pick] = True
-        gain[rel[pick]] *= 1.0 - alpha
-    return order
-
-
-def build_ideal(con: duckdb.DuckDBPyConnection, alphas: list[float]) -> None:
-    """Fill ev_div_ideal(alpha_key, topic, rank, doc) from ev_div_judgment (level > 0)."""
-    rows = con.execute("""
-        SELECT topic, doc, list(DISTINCT intent) FROM ev_div_judgment WHERE rel > 0
-        GROUP BY topic, doc""").fetchall()
-    by_topic: dict[str, dict[str, list[str]]] = {}
-    for topic, doc, intents in rows:
-        by_topic.setdefault(topic, {})[doc] = intents
-    cols: dict[str, list] = {"alpha_key": [], "topic": [], "rank": [], "doc": []}
-    for alpha in alphas:
-        for topic in sorted(by_topic):
-            for rank, doc in enumerate(greedy_ideal(by_topic[topic], alpha), start=1):
-                cols["alpha_key"].append(alpha)
-                cols["topic"].append(topic)
-                cols["rank"].append(rank)
-                cols["doc"].append(doc)
-    import pyarrow as pa
-    table = pa.table({"alpha_key": pa.array(cols["alpha_key"], pa.float64()),
-                      "topic": pa.array(cols["topic"], pa.string()),
-                      "rank": pa.array(cols["rank"], pa.int64()),
-                      "doc": pa.array(cols["doc"], pa.string())})
-    con.register("ev_div_ideal_arrow", table)
-    try:
-        con.execute("CREATE OR REPLACE TEMP TABLE ev_div_ideal AS "
-                    "SELECT * FROM ev_div_ideal_arrow")
-    finally:
-        con.unregister("ev_div_ideal_arrow")
 
 
 # ------------------------------------------------------------------------------ output

@@ -12,7 +12,7 @@ import duckdb
 from . import diversity
 from .errors import MeasureError
 from .measures import MeasureRequest
-from .sqlassets import metric_files, read_sql, sections
+from .sqlassets import builder, context_relations, read_sql, relations_read, sections
 from .warehouse import install_macros
 
 if TYPE_CHECKING:
@@ -66,10 +66,13 @@ class Rows:
     prints from the rows, so an evaluation never imports pyarrow (and numpy with it), 0.12 s of
     every start. Reads like the Table it stands for (to_pylist, to_pydict, ["column"], ...)."""
 
-    def __init__(self, relation: duckdb.DuckDBPyRelation):
-        self.names = list(relation.columns)
-        self.types = [str(t) for t in relation.types]
-        self.rows = relation.fetchall()
+    def __init__(self, relation: duckdb.DuckDBPyRelation | None = None, *,
+                 names: list[str] = (), types: list[str] = (), rows: list[tuple] = ()):
+        """From a DuckDB relation, or from `names`, DuckDB `types` and `rows`."""
+        if relation is not None:
+            names, types, rows = (list(relation.columns), [str(t) for t in relation.types],
+                                  relation.fetchall())
+        self.names, self.types, self.rows = list(names), list(types), list(rows)
         self._table = None
 
     def to_pylist(self) -> list[dict]:
@@ -126,50 +129,80 @@ class EvalResult:
         return self
 
 
-def _context_params(qrels_id: int, opts: EvalOptions) -> dict:
+def _option_values(opts: EvalOptions) -> dict:
+    """The context builders' parameters (sql/context.sql) for these options, as bound values."""
     return {
-        "qrels_id": qrels_id, "threshold": opts.threshold, "judged_only": opts.judged_only,
-        "depth": opts.depth, "order": opts.order, "version": opts.version,
-        "float_scores": opts.version < 10, "complete": opts.complete,
-        "div_gains": _bind(dict(opts.gains)),
+        "relevance_level": opts.threshold, "judged_only": opts.judged_only,
+        "max_docs": opts.depth, "sort_order": opts.order, "trec_eval_version": opts.version,
+        "complete": opts.complete, "gains": _bind(dict(opts.gains)),
     }
 
 
-def _used(sql: str, params: dict) -> dict:
-    return {k: v for k, v in params.items() if f"${k}" in sql}
+def _materialise(con: duckdb.DuckDBPyConnection, relation: str, macro: str, args: list,
+                 values: dict) -> None:
+    """CREATE TEMP TABLE <relation> AS FROM <macro>(<bound args>); names are the project's."""
+    placeholders = ", ".join(f"${a}" for a in args)
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {relation} AS FROM {macro}({placeholders})",
+                {a: values[a] for a in args})
 
 
 def build_context(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: int,
-                  opts: EvalOptions) -> str:
-    """Fill the ev_* relations; returns the ranking plan used ('stored', 'window' or
-    'counting')."""
-    sql = sections(read_sql("context.sql"))
-    params = _context_params(qrels_id, opts)
+                  opts: EvalOptions, relations=None, alphas=()) -> str:
+    """Materialise the context relations (sql/context.sql) the measures read, as TEMP tables,
+    each once for every measure: `relations` (default: ev_ranked, ev_run_topic and what they
+    need), the greedy ideal lists for `alphas`. Returns the ranking plan used ('stored',
+    'window' or 'counting')."""
+    relations = set(relations or relations_read(["ev_make_run_topic"])) | {
+        "ev_scope", "ev_runs", "ev_judgment", "ev_topic", "ev_full_ranked", "ev_ranked",
+        "ev_run_topic"}
+    values = _option_values(opts)
+    con.execute("CREATE OR REPLACE TEMP TABLE ev_scope AS SELECT campaign_id, qrels_id "
+                "FROM qrels WHERE qrels_id = ?", [qrels_id])
     con.execute("CREATE OR REPLACE TEMP TABLE ev_runs AS SELECT unnest($ids::INTEGER[]) AS run_id",
                 {"ids": list(run_ids)})
-    for name in ("options", "judgment", "topic"):
-        con.execute(sql[name], _used(sql[name], params))
+    plan = None
+    for relation in context_relations():
+        if relation not in relations or relation in ("ev_scope", "ev_runs", "ev_sorted"):
+            continue
+        if relation == "ev_full_ranked":
+            plan = _rank(con, opts, values)
+        elif relation == "ev_div_ideal":
+            con.execute("CREATE OR REPLACE TEMP TABLE ev_div_ideal AS FROM ev_make_div_ideal(1.0) "
+                        "LIMIT 0")
+            for alpha in alphas:
+                con.execute("INSERT INTO ev_div_ideal FROM ev_make_div_ideal(?)", [float(alpha)])
+        else:
+            make = builder(relation)
+            _materialise(con, relation, make.name, list(make.args), values)
+    return plan
+
+
+def _rank(con: duckdb.DuckDBPyConnection, opts: EvalOptions, values: dict) -> str:
+    """ev_full_ranked by the cheapest plan (choose_plan)."""
     plan = choose_plan(con, opts)
-    steps = ["sorted_window", "ranked_window"] if plan == "window" else [f"ranked_{plan}"]
-    for name in steps:
-        con.execute(sql[name], _used(sql[name], params))
-    if plan == "window":
+    args = {**values, "float32_scores": opts.version < 10}
+    if plan == "stored":
+        _materialise(con, "ev_full_ranked", "ev_make_full_ranked_stored", ["max_docs"], args)
+    elif plan == "window":
+        _materialise(con, "ev_sorted", "ev_make_sorted", ["sort_order", "float32_scores"], args)
+        _materialise(con, "ev_full_ranked", "ev_make_full_ranked_sorted", ["max_docs"], args)
         con.execute("DROP TABLE ev_sorted")
-    for name in ("finish_ranked", "run_topic"):
-        con.execute(sql[name], _used(sql[name], params))
+    else:
+        _materialise(con, "ev_full_ranked", "ev_make_full_ranked_counting",
+                     ["sort_order", "float32_scores", "max_docs"], args)
     return plan
 
 
 def choose_plan(con: duckdb.DuckDBPyConnection, opts: EvalOptions | None = None) -> str:
-    """'stored' when every run has the trec_eval 9 score-order rank stored at ingestion and that
-    is the order asked for; otherwise 'counting' when few documents per topic are judged relative
-    to the list lengths, else 'window'."""
+    """'stored' when every run's judged documents are stored for the qrels (judged_row: runs
+    ingested into a warehouse) and trec_eval 9's score order is asked for; otherwise
+    'counting' when few documents per topic are judged relative to the list lengths, else
+    'window' (one sort)."""
     opts = opts or EvalOptions()
     if opts.order == "score" and opts.version < 10:
         missing = con.execute("""
-            SELECT EXISTS (SELECT 1 FROM run_row
-                           WHERE run_id IN (SELECT run_id FROM ev_runs)
-                             AND score_rank IS NULL)""").fetchone()[0]
+            SELECT count(*) FROM ev_runs
+            WHERE run_id NOT IN (SELECT run_id FROM ev_stored_runs())""").fetchone()[0]
         if not missing:
             return "stored"
     judged, lists = con.execute(
@@ -180,8 +213,8 @@ def choose_plan(con: duckdb.DuckDBPyConnection, opts: EvalOptions | None = None)
 
 
 def _macro_query(requests: list[MeasureRequest]) -> tuple[str, list]:
-    """One UNION ALL over the requested macros; names come from the registry (the project's SQL
-    files), every parameter is a bound value."""
+    """One UNION ALL over the requested measures' macros; names come from the registry (the
+    project's SQL files), every parameter is a bound value."""
     parts, values = [], []
     for req in requests:
         placeholders = ", ".join("?" for _ in req.args)
@@ -190,7 +223,7 @@ def _macro_query(requests: list[MeasureRequest]) -> tuple[str, list]:
         else:
             columns = "CAST(value AS DOUBLE) AS value, CAST(NULL AS VARCHAR) AS text"
         parts.append(f"SELECT run_id, topic, ? AS measure, {columns} "
-                     f"FROM {req.mdef.macro}({placeholders})")
+                     f"FROM {req.mdef.kernel}({placeholders})")
         values.append(req.name)
         values.extend(_bind(a) for a in req.args)
     return "\nUNION ALL\n".join(parts), values
@@ -207,19 +240,10 @@ def _bind(value):
     return value
 
 
-def _prepare_extras(con: duckdb.DuckDBPyConnection, requests: list[MeasureRequest],
-                    params: dict) -> None:
-    """The context relations only some measures read: the diversity context, and the lists
-    of every retrieved document (ev_listed, ev_div_listed; header `needs:`)."""
-    if diversity.needed(requests):
-        diversity.prepare(con, requests, params)
-    needs = {r.mdef.needs for r in requests}
-    sql = sections(read_sql("context.sql"))
-    if "div_listed" in needs:         # diversity ranks read scores as doubles (div_ranked)
-        con.execute(sql["listed"], _used(sql["listed"], {**params, "float_scores": False}))
-        con.execute(sql["div_listed"])
-    if "listed" in needs:
-        con.execute(sql["listed"], _used(sql["listed"], params))
+def _alphas(requests: list[MeasureRequest]) -> list[float]:
+    """The novelty discounts of the requested measures that read ndeval's ideal lists."""
+    return sorted({float(a) for r in requests if "ev_div_ideal" in r.mdef.context
+                   for p, a in zip(r.mdef.params, r.args) if p.name == "alpha"})
 
 
 def evaluate(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: int,
@@ -236,19 +260,21 @@ def evaluate(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: int,
     groups = [(o, reqs) for o, reqs in groups if reqs]
     total = sum(len(range(0, len(reqs), MACROS_PER_STATEMENT)) for _, reqs in groups) + 1
     report = progress or (lambda done, total: None)
-    families = {r.mdef.family for r in requests}
-    if diversity.needed(requests):
-        families |= {p.stem for p in metric_files() if p.stem.startswith("diversity")}
-    install_macros(con, families)
+    kernels = [r.mdef.kernel for r in requests]
+    blocks = gcompute and diversity.needed(requests)
+    if blocks:
+        kernels.append("ev_ntd_gcompute")
+    install_macros(con, kernels)
     con.execute("CREATE OR REPLACE TEMP TABLE ev_scores (run_id INTEGER, topic VARCHAR, "
                 "measure VARCHAR, value DOUBLE, text VARCHAR)")
     done = 0
     for group_opts, group in groups:
-        build_context(con, run_ids, qrels_id, group_opts)
+        names = [r.mdef.kernel for r in group] + (["ev_ntd_gcompute"] if blocks else [])
+        build_context(con, run_ids, qrels_id, group_opts, relations_read(names),
+                      _alphas(group))
         if done == 0:
             done = 1
             report(done, total)
-        _prepare_extras(con, group, _context_params(qrels_id, group_opts))
         # A few macros per statement: planning one UNION ALL of many macros grows faster than
         # linearly (52 NTCIREVAL macros: seconds in one statement, a fraction in small batches).
         for i in range(0, len(group), MACROS_PER_STATEMENT):
@@ -260,7 +286,7 @@ def evaluate(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: int,
                 "ord INTEGER)")
     con.executemany("INSERT INTO ev_measures VALUES (?, ?, ?)",
                     [(r.name, r.mdef.summary, i) for i, r in enumerate(requests)])
-    con.execute(sections(read_sql("context.sql"))["summary"])
+    con.execute(sections(read_sql("context.sql"))["summary"], {"complete": opts.complete})
     per_topic = Rows(con.sql("""
         SELECT s.run_id, r.name AS run, s.topic, s.measure, s.value, s.text, rt.in_run
         FROM ev_scores s
@@ -273,14 +299,13 @@ def evaluate(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: int,
         FROM ev_summary s JOIN run r ON r.run_id = s.run_id
         JOIN ev_measures m ON m.measure = s.measure
         ORDER BY s.run_id, m.ord"""))
-    blocks = (diversity.gcompute_blocks(con, requests)
-              if gcompute and diversity.needed(requests) else None)
+    gcompute_rows = diversity.gcompute_blocks(con, requests) if blocks else None
     run_topics = con.sql("""
         SELECT DISTINCT r.run_id, n.name AS run, r.topic
         FROM run_row r JOIN run n ON n.run_id = r.run_id
         WHERE r.run_id IN (SELECT run_id FROM ev_runs)""").to_arrow_table() \
         if diversity.needed(requests) else None
-    return EvalResult(per_topic, summary, list(requests), opts, gcompute=blocks,
+    return EvalResult(per_topic, summary, list(requests), opts, gcompute=gcompute_rows,
                       run_topics=run_topics)
 
 
@@ -289,3 +314,59 @@ def definition_hash(req: MeasureRequest) -> str:
     from .sqlassets import sql_dir
     text = (sql_dir() / "metrics" / f"{req.mdef.family}.sql").read_bytes()
     return hashlib.sha256(text).hexdigest()[:16]
+
+
+def macro_call(req: MeasureRequest, opts: EvalOptions) -> tuple[str, dict]:
+    """The SELECT that computes one measure through its metric macro (irw_<name>, the macro
+    an analyst calls; irwarehouse.catalog), with every parameter bound: (sql, parameters)."""
+    from .catalog import callable_params
+    names = [n for n, _, _ in callable_params(req.mdef)]
+    # a measure's own parameters win over the options of the same name (NTCIREVAL's `gains`)
+    values = {"campaign": None, **_option_values(opts),
+              **dict(zip([p.name for p in req.mdef.params], (_bind(a) for a in req.args)))}
+    args = ", ".join(f"{n} := ${n}" for n in names if n in values and n not in ("qrels", "run"))
+    text = ", text" if req.mdef.kind == "text" else ", CAST(NULL AS VARCHAR) AS text"
+    sql = (f"SELECT run, topic, value{text} FROM {req.mdef.macro}($campaign, qrels := $qrels, "
+           f"run := $run{', ' + args if args else ''})")
+    return sql, {k: v for k, v in values.items() if k in names or k == "campaign"}
+
+
+def evaluate_macros(con: duckdb.DuckDBPyConnection, campaign: str, requests: list[MeasureRequest],
+                    opts: EvalOptions = EvalOptions(), *, qrels: str | None = None,
+                    run: str | None = None) -> EvalResult:
+    """Evaluate through the metric macros of a warehouse (one SELECT per measure, as an analyst
+    or another engine would), into the EvalResult every writer prints: the same values as
+    evaluate(), which shares their SQL. The run values come from irw_summarise."""
+    rows, summary = [], []
+    complete_judged = None
+    if opts.complete:
+        complete_judged = con.execute("""
+            SELECT count(*) FROM (SELECT topic, doc FROM judgment
+                                  WHERE qrels_id = (SELECT qrels_id FROM ev_make_scope(?, ?))
+                                  GROUP BY topic, doc HAVING max(rel) > 0)""",
+                                      [campaign, qrels]).fetchone()[0]
+    ids = dict(con.execute("SELECT name, run_id FROM run WHERE campaign_id = "
+                           "(SELECT campaign_id FROM campaign WHERE name = ?)",
+                           [campaign]).fetchall())
+    for req in requests:
+        sql, values = macro_call(req, opts)
+        values.update(campaign=campaign, qrels=qrels, run=run)
+        topic_rows = con.execute(f"{sql} ORDER BY run, topic", values).fetchall()
+        rows += [(ids[r], r, t, req.name, v, x, True) for r, t, v, x in topic_rows]
+        if req.mdef.summary != "none" and topic_rows:
+            runs, topics, values_ = zip(*[r[:3] for r in topic_rows])
+            by_run = con.execute("""
+                SELECT run, irw_summarise(?, list(value ORDER BY topic), ?)
+                FROM (SELECT unnest(?) AS run, unnest(?) AS topic, unnest(?) AS value)
+                GROUP BY run""", [req.mdef.summary, complete_judged, list(runs), list(topics),
+                                  list(values_)]).fetchall()
+            summary += [(ids[r], r, req.name, v) for r, v in by_run]
+    order = {r.name: i for i, r in enumerate(requests)}
+    rows.sort(key=lambda r: (r[0], r[2], order[r[3]]))
+    summary.sort(key=lambda s: (s[0], order[s[2]]))
+    per_topic = Rows(names=["run_id", "run", "topic", "measure", "value", "text", "in_run"],
+                     types=["INTEGER", "VARCHAR", "VARCHAR", "VARCHAR", "DOUBLE", "VARCHAR",
+                            "BOOLEAN"], rows=rows)
+    run_values = Rows(names=["run_id", "run", "measure", "value"],
+                      types=["INTEGER", "VARCHAR", "VARCHAR", "DOUBLE"], rows=summary)
+    return EvalResult(per_topic, run_values, list(requests), opts).with_arrow()

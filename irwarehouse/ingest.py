@@ -61,9 +61,8 @@ def ingest_qrels(con: duckdb.DuckDBPyConnection, path, campaign: str, *, name: s
             raise WarehouseError(f"{path}: qrels {name!r} is already in campaign {campaign!r} "
                                  "(use --replace to replace it)")
         if old:
-            con.execute("DELETE FROM judgment WHERE qrels_id = ?", [old[0]])
-            con.execute("DELETE FROM score WHERE qrels_id = ?", [old[0]])
-            con.execute("DELETE FROM qrels WHERE qrels_id = ?", [old[0]])
+            for table in ("judgment", "score", "judged_row", "judged_pair", "qrels"):
+                con.execute(f"DELETE FROM {table} WHERE qrels_id = ?", [old[0]])
         qid = con.execute("""
             INSERT INTO qrels (campaign_id, name, format, source_path, sha256, num_rows)
             VALUES (?, ?, ?, ?, ?, ?) RETURNING qrels_id""",
@@ -72,7 +71,24 @@ def ingest_qrels(con: duckdb.DuckDBPyConnection, path, campaign: str, *, name: s
                     [qid])
         con.execute("INSERT OR IGNORE INTO topic (campaign_id, topic) "
                     "SELECT DISTINCT ?, topic FROM stage_qrels", [cid])
+        runs = [r for (r,) in con.execute("SELECT run_id FROM run WHERE campaign_id = ? "
+                                          "AND run_id IN (SELECT run_id FROM run_row "
+                                          "WHERE score_rank IS NOT NULL)", [cid]).fetchall()]
+        store_judged_rows(con, [qid], runs)
     return qid
+
+
+def store_judged_rows(con: duckdb.DuckDBPyConnection, qrels_ids: list[int],
+                      run_ids: list[int]) -> None:
+    """Store the judged documents of runs for qrels of their campaign (judged_row, with the
+    pairs in judged_pair): the join every later evaluation of them starts from
+    (sql/context.sql, ev_make_judged_rows). The runs must have their trec_eval 9 ranks
+    (run_row.score_rank). Call inside the transaction that writes the runs or the qrels."""
+    if not qrels_ids or not run_ids:
+        return
+    ids = {"q": list(qrels_ids), "r": list(run_ids)}
+    con.execute("INSERT INTO judged_row SELECT * FROM ev_make_judged_rows($q, $r)", ids)
+    con.execute("INSERT INTO judged_pair SELECT q, r FROM unnest($q) a(q), unnest($r) b(r)", ids)
 
 
 def ingest_run(con: duckdb.DuckDBPyConnection, path, campaign: str, *, name: str | None = None,
@@ -98,7 +114,7 @@ def store_staged_run(con: duckdb.DuckDBPyConnection, campaign: str, *, name: str
             raise WarehouseError(f"{source}: run {name!r} is already in campaign {campaign!r} "
                                  "(use --replace to replace it)")
         if old:
-            for table in ("run_row", "score", "run"):
+            for table in ("run_row", "run_list", "score", "judged_row", "judged_pair", "run"):
                 con.execute(f"DELETE FROM {table} WHERE run_id = ?", [old[0]])
         n = con.execute("SELECT count(*) FROM stage_run").fetchone()[0]
         rid = con.execute("""
@@ -114,6 +130,11 @@ def store_staged_run(con: duckdb.DuckDBPyConnection, campaign: str, *, name: str
                        ORDER BY ev_sort_num('score', true, score, rank, file_order) DESC,
                                 ev_sort_doc('score', doc) DESC)
             FROM (SELECT *, rowid AS file_order FROM stage_run)""", [rid])
+        con.execute("INSERT INTO run_list SELECT run_id, topic, count(*) FROM run_row "
+                    "WHERE run_id = ? GROUP BY run_id, topic", [rid])
+        qrels = [q for (q,) in con.execute("SELECT qrels_id FROM qrels WHERE campaign_id = ?",
+                                           [cid]).fetchall()]
+        store_judged_rows(con, qrels, [rid])
     return rid
 
 

@@ -1,7 +1,8 @@
-"""Finds the project's SQL files and reads their comment headers.
+"""Finds the project's SQL files and reads them: their statements, the `-- key: value` header
+above each macro (the measure catalog's metadata), and which macros and context relations each
+macro reads.
 
-The SQL DuckDB runs is the file text; this module only splits files into statements and reads
-the `-- key: value` header above each metric macro (the registry's metadata).
+The SQL DuckDB runs is the file text; this module only splits it and reads its comments.
 """
 
 from __future__ import annotations
@@ -9,12 +10,19 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from .errors import SqlAssetError
 
-_MACRO_RE = re.compile(r"CREATE\s+OR\s+REPLACE\s+TEMP\s+MACRO\s+(\w+)\s*\(([^)]*)\)", re.I)
+_MACRO_RE = re.compile(r"^CREATE\s+OR\s+REPLACE\s+MACRO\s+(\w+)\s*\(([^)]*)\)", re.IGNORECASE | re.MULTILINE)
 _HEADER_RE = re.compile(r"^--\s*([a-z_]+):\s?(.*)$")
+_CALL_RE = re.compile(r"\b(\w+)\s*\(")
+_WORD_RE = re.compile(r"\bev_[a-z_]+\b")
+_SHAPE_RE = re.compile(r"CREATE\s+TEMP\s+TABLE\s+IF\s+NOT\s+EXISTS\s+(ev_\w+)", re.IGNORECASE)
+
+# Summary kinds (measure_catalog.summary; irw_summarise in sql/schema.sql).
+SUMMARIES = ("mean", "gmean", "sum", "num_rel", "none")
 
 
 def sql_dir() -> Path:
@@ -49,6 +57,166 @@ def sections(text: str) -> dict[str, str]:
     return out
 
 
+def metric_files() -> list[Path]:
+    """Every metric family file, building blocks (`_*.sql`) first."""
+    files = sorted((sql_dir() / "metrics").glob("*.sql"))
+    return sorted(files, key=lambda p: (not p.name.startswith("_"), p.name))
+
+
+# ---------------------------------------------------------------------------------- macros
+
+@dataclass(frozen=True)
+class MacroDef:
+    """One `CREATE OR REPLACE MACRO` statement of a SQL file, with the comment block above it."""
+    name: str
+    file: str                       # the file's stem: ap, context, ...
+    args: tuple[str, ...]
+    header: dict[str, str]
+    sql: str                        # the statement, as DuckDB runs it
+    calls: frozenset[str]           # names followed by "(" (macros among them)
+    relations: frozenset[str]       # ev_* names not called: context relations read
+
+
+def _parse_header(lines: list[str]) -> dict[str, str]:
+    meta: dict[str, str] = {}
+    key = None
+    for line in lines:
+        m = _HEADER_RE.match(line)
+        if m:
+            key = m.group(1)
+            meta[key] = m.group(2).strip()
+        elif key and line.startswith("--"):
+            meta[key] += " " + line[2:].strip()
+    return meta
+
+
+def statements(text: str):
+    """(comment block, statement) pairs: a statement runs from its first non-comment line to
+    the line ending with `;`."""
+    block: list[str] = []
+    stmt: list[str] = []
+    for line in text.splitlines():
+        if not stmt and line.startswith("--"):
+            block.append(line)
+            continue
+        if not stmt and not line.strip():
+            block = []
+            continue
+        stmt.append(line)
+        if line.split("--", 1)[0].rstrip().endswith(";"):
+            yield block, "\n".join(stmt) + "\n"
+            block, stmt = [], []
+    if stmt:
+        yield block, "\n".join(stmt) + "\n"
+
+
+def macros_in(path: Path) -> list[MacroDef]:
+    out = []
+    for block, stmt in statements(path.read_text(encoding="utf-8")):
+        m = _MACRO_RE.match(stmt)
+        if not m:
+            continue
+        body = stmt[m.end():]
+        body_code = "\n".join(line.split("--", 1)[0] for line in body.splitlines())
+        calls = frozenset(_CALL_RE.findall(body_code))
+        words = set(_WORD_RE.findall(body_code))
+        out.append(MacroDef(
+            name=m.group(1), file=path.stem,
+            args=tuple(a.strip() for a in m.group(2).split(",") if a.strip()),
+            header=_parse_header(block), sql=stmt, calls=calls,
+            relations=frozenset(w for w in words if w not in calls)))
+    return out
+
+
+@lru_cache(maxsize=1)
+def all_macros() -> dict[str, MacroDef]:
+    """Every macro of sql/context.sql and sql/metrics/*.sql by name; a name defined twice is an
+    error."""
+    out: dict[str, MacroDef] = {}
+    for path in [sql_dir() / "context.sql", *metric_files()]:
+        for mdef in macros_in(path):
+            if mdef.name.lower() in {n.lower() for n in out}:
+                raise SqlAssetError(f"macro {mdef.name!r} is defined twice ({path.name})")
+            out[mdef.name] = mdef
+    return out
+
+
+@lru_cache(maxsize=1)
+def context_relations() -> tuple[str, ...]:
+    """The evaluation context relations (sql/context.sql, section shapes), in file order."""
+    return tuple(_SHAPE_RE.findall(sections(read_sql("context.sql"))["shapes"]))
+
+
+def builder(relation: str) -> MacroDef:
+    """The macro that builds a context relation: ev_make_<name> below `-- relation: ev_<name>`."""
+    mdef = all_macros().get("ev_make_" + relation.removeprefix("ev_"))
+    if mdef is None or mdef.header.get("relation", "").split()[:1] != [relation]:
+        raise SqlAssetError(f"context.sql has no builder of {relation}")
+    return mdef
+
+
+def macro_closure(names) -> list[MacroDef]:
+    """The macros `names` call, transitively, themselves included (context builders apart)."""
+    macros = all_macros()
+    lowered = {n.lower(): n for n in macros}
+    seen: dict[str, MacroDef] = {}
+    todo = list(names)
+    while todo:
+        name = lowered.get(todo.pop().lower())
+        if name is None or name in seen:
+            continue
+        seen[name] = macros[name]
+        todo += [c for c in macros[name].calls if c.lower() in lowered]
+    return list(seen.values())
+
+
+def relations_read(names) -> list[str]:
+    """The context relations the macros `names` read, directly or through the relations they
+    are built from (the builders' own reads), in build order (context.sql's shapes order)."""
+    needed: set[str] = set()
+    todo = {r for m in macro_closure(names) for r in m.relations}
+    known = set(context_relations())
+    while todo:
+        rel = todo.pop()
+        if rel in needed or rel not in known:
+            continue
+        needed.add(rel)
+        if rel in ("ev_scope", "ev_sorted"):
+            continue
+        todo |= {r for m in macro_closure([builder(rel).name]) for r in m.relations}
+    return [r for r in context_relations() if r in needed]
+
+
+def install_order(macros: list[MacroDef]) -> list[MacroDef]:
+    """The macros in an order where every macro comes after those it calls (DuckDB checks a
+    macro's references when it is created)."""
+    by_name = {m.name.lower(): m for m in macros}
+    done: dict[str, MacroDef] = {}
+
+    def visit(m: MacroDef, path: tuple) -> None:
+        if m.name.lower() in done:
+            return
+        if m.name.lower() in path:
+            raise SqlAssetError(f"macros call each other in a circle: {' -> '.join(path)}")
+        for call in sorted(m.calls):
+            dep = by_name.get(call.lower())
+            if dep is not None and dep is not m:
+                visit(dep, path + (m.name.lower(),))
+        done[m.name.lower()] = m
+
+    for m in macros:
+        visit(m, ())
+    return list(done.values())
+
+
+def files_for(names) -> list[Path]:
+    """The SQL files defining the macros `names` call, transitively, in install order."""
+    stems = {m.file for m in macro_closure(names)} - {"context"}
+    return [p for p in metric_files() if p.stem in stems or p.stem == "_base"]
+
+
+# -------------------------------------------------------------------------------- measures
+
 @dataclass(frozen=True)
 class ParamDef:
     name: str
@@ -65,37 +233,28 @@ class ParamDef:
 @dataclass(frozen=True)
 class MeasureDef:
     name: str                      # canonical (trec_eval) name, e.g. P, ndcg_cut, 11pt_avg
-    macro: str                     # the DuckDB macro to call
+    kernel: str                    # the macro over the evaluation context: m_<...>
     family: str                    # the SQL file it lives in
     params: tuple[ParamDef, ...] = ()
-    summary: str = "mean"          # mean | sum | gmean
+    summary: str = "mean"          # SUMMARIES
     per_topic: bool = True         # printed per topic by trec_eval -q
     integer: bool = False          # printed as an integer
     since: int = 9                 # trec_eval major version that has it in all_trec
     kind: str = "number"           # number | text (relstring)
     doc: str = ""
-    macro_args: tuple[str, ...] = field(default=())
+    source: str = ""
     ntcir: str = ""                # NTCIREVAL's printed name (`Q-measure`, `Q@k`), if any
     syntax: str = ""               # "named": written `Name(param=value,...)[@cutoff]`
-    needs: str = ""                # an extra context relation: "listed" (ev_listed) or
-                                   # "div_listed" (ev_div_listed), built only when asked for
     positive: tuple[str, ...] = () # parameters that must be > 0 (named syntax)
+    context: tuple[str, ...] = field(default=())   # context relations read
+
+    @property
+    def macro(self) -> str:
+        """The metric macro an analyst calls: irw_<...>(campaign := ..., ...)."""
+        return "irw_" + self.kernel.removeprefix("m_")
 
 
-def _parse_header(lines: list[str]) -> dict[str, str]:
-    meta: dict[str, str] = {}
-    key = None
-    for line in lines:
-        m = _HEADER_RE.match(line)
-        if m:
-            key = m.group(1)
-            meta[key] = m.group(2).strip()
-        elif key and line.startswith("--"):
-            meta[key] += " " + line[2:].strip()
-    return meta
-
-
-def _parse_params(spec: str) -> tuple[ParamDef, ...]:
+def _parse_params(spec: str, where: str) -> tuple[ParamDef, ...]:
     """`name TYPE = default`, several separated by `;` (`cutoff INTEGER = 5,10; alpha DOUBLE =
     0.5`)."""
     if not spec:
@@ -104,65 +263,59 @@ def _parse_params(spec: str) -> tuple[ParamDef, ...]:
     for part in spec.split(";"):
         m = re.match(r"^(\w+)\s+([A-Z\[\]]+)\s*=\s*(.*)$", part.strip())
         if not m:
-            raise SqlAssetError(f"bad params header: {spec!r}")
+            raise SqlAssetError(f"{where}: bad params header: {spec!r}")
         out.append(ParamDef(m.group(1), m.group(2), m.group(3).strip()))
     return tuple(out)
 
 
-def measure_defs_in(path: Path) -> list[MeasureDef]:
-    """The metric macros of one file, each described by the comment block just above it."""
-    defs = []
-    block: list[str] = []
+def _file_source(path: Path) -> str:
+    """A file's `-- source:` line at its top (the default source of its measures)."""
     for line in path.read_text(encoding="utf-8").splitlines():
-        if line.startswith("--"):
-            block.append(line)
-            continue
-        m = _MACRO_RE.match(line)
-        meta = _parse_header(block) if m else {}
-        block = []
+        if not line.startswith("--"):
+            break
+        m = _HEADER_RE.match(line)
+        if m and m.group(1) == "source":
+            return m.group(2).strip()
+    return ""
+
+
+def measure_defs_in(path: Path) -> list[MeasureDef]:
+    """The measures of one file: the macros whose comment block has a `-- measure:` line."""
+    defs = []
+    file_source = _file_source(path)
+    for mac in macros_in(path):
+        meta = mac.header
         if "measure" not in meta:
             continue
-        macro = meta.get("macro", meta["measure"])
-        if macro != m.group(1):
-            raise SqlAssetError(f"{path.name}: header names macro {macro!r} "
-                                f"but the macro below is {m.group(1)!r}")
-        params = _parse_params(meta.get("params", ""))
-        args = tuple(a.strip() for a in m.group(2).split(",") if a.strip())
-        if tuple(p.name for p in params) != args:
-            raise SqlAssetError(f"{path.name}: {macro} header params "
-                                f"{[p.name for p in params]} != macro args {list(args)}")
+        where = f"{path.name}: {mac.name}"
+        if not mac.name.startswith("m_"):
+            raise SqlAssetError(f"{where}: a measure's macro is named m_<name>")
+        params = _parse_params(meta.get("params", ""), where)
+        if tuple(p.name for p in params) != mac.args:
+            raise SqlAssetError(f"{where}: header params {[p.name for p in params]} "
+                                f"!= macro args {list(mac.args)}")
+        summary = meta.get("summary", "mean")
+        if summary not in SUMMARIES:
+            raise SqlAssetError(f"{where}: summary must be one of {', '.join(SUMMARIES)}")
         defs.append(MeasureDef(
-            name=meta["measure"], macro=macro, family=path.stem, params=params,
-            summary=meta.get("summary", "mean"),
+            name=meta["measure"], kernel=mac.name, family=path.stem, params=params,
+            summary=summary,
             per_topic=meta.get("per_topic", "true") == "true",
             integer=meta.get("integer", "false") == "true",
             since=int(meta.get("since", "9")), doc=meta.get("doc", ""),
-            kind=meta.get("kind", "number"),
-            macro_args=args, ntcir=meta.get("ntcir", ""), syntax=meta.get("syntax", ""),
-            needs=meta.get("needs", ""),
-            positive=tuple(x.strip() for x in meta.get("positive", "").split(",") if x.strip())))
+            source=meta.get("source", file_source), kind=meta.get("kind", "number"),
+            ntcir=meta.get("ntcir", ""), syntax=meta.get("syntax", ""),
+            positive=tuple(x.strip() for x in meta.get("positive", "").split(",") if x.strip()),
+            context=tuple(relations_read([mac.name]))))
     return defs
 
 
-def metric_files() -> list[Path]:
-    """Every metric family file, building blocks (`_*.sql`) first."""
-    files = sorted((sql_dir() / "metrics").glob("*.sql"))
-    return sorted(files, key=lambda p: (not p.name.startswith("_"), p.name))
-
-
-def family_closure(families) -> list[Path]:
-    """The metric files of `families` (file stems) and, transitively, of every file whose macros
-    they call, building blocks first; `_base` always (the evaluation context's sort macros)."""
-    files = {p.stem: p for p in metric_files()}
-    defined = {name: stem for stem, p in files.items()
-               for name, _ in _MACRO_RE.findall(p.read_text(encoding="utf-8"))}
-    call = re.compile(r"\b(\w+)\s*\(")
-    wanted, todo = set(), ["_base", *families]
-    while todo:
-        stem = todo.pop()
-        if stem in wanted or stem not in files:
-            continue
-        wanted.add(stem)
-        text = files[stem].read_text(encoding="utf-8")
-        todo += [defined[n] for n in call.findall(text) if defined.get(n, stem) != stem]
-    return [p for p in metric_files() if p.stem in wanted]
+def sql_digest() -> str:
+    """A digest of every SQL file and of the code that turns them into the warehouse's macros:
+    a warehouse whose recorded digest differs is brought up to date (irwarehouse.warehouse)."""
+    import hashlib
+    h = hashlib.sha256()
+    for path in [sql_dir() / "schema.sql", sql_dir() / "context.sql", *metric_files(),
+                 Path(__file__).with_name("catalog.py")]:
+        h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()

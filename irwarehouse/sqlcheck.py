@@ -1,8 +1,8 @@
-"""Static checks of the project's SQL with sqlglot (run by the test suite and `irw check`):
-every file parses as DuckDB SQL, every macro uses each of its parameters, every table it reads
-is a warehouse table, an evaluation-context relation or a CTE of its own, and every table macro
-it calls is defined in sql/metrics. DuckDB still runs the file text itself (sqlglot cannot
-round-trip `param := default`)."""
+"""Static checks of the project's SQL with sqlglot (run by the test suite): every macro of
+sql/context.sql and sql/metrics parses as DuckDB SQL, uses each of its parameters, reads only
+warehouse tables, evaluation-context relations or CTEs of its own, and calls only macros that
+are defined. DuckDB still runs the file text itself (sqlglot cannot round-trip
+`param := default`)."""
 
 from __future__ import annotations
 
@@ -11,13 +11,10 @@ from dataclasses import dataclass
 import sqlglot
 from sqlglot import exp
 
-from .sqlassets import metric_files, read_sql
+from .sqlassets import all_macros, context_relations, read_sql
 
-CONTEXT_TABLES = {"ev_runs", "ev_options", "ev_judgment", "ev_topic", "ev_run_topic", "ev_ranked",
-                  "ev_scores", "ev_measures", "ev_summary", "ev_listed",
-                  # diversity context (context.sql div_* sections, irwarehouse.diversity)
-                  "ev_div_judgment", "ev_div_ranked", "ev_div_ideal", "ev_div_intent",
-                  "ev_div_listed"}
+# irw eval's own TEMP tables besides the context relations (irwarehouse.evaluate)
+EVAL_TABLES = {"ev_scores", "ev_measures", "ev_summary"}
 
 
 @dataclass(frozen=True)
@@ -40,18 +37,19 @@ def _warehouse_tables() -> set[str]:
 
 
 def _macros():
-    for path in metric_files():
-        for stmt in sqlglot.parse(path.read_text(encoding="utf-8"), read="duckdb"):
-            if isinstance(stmt, exp.Create) and stmt.args.get("kind") == "MACRO":
-                udf = stmt.this
-                yield path.name, udf.this.name, [p.name for p in udf.expressions], stmt.expression
+    for mdef in all_macros().values():
+        stmt = sqlglot.parse_one(mdef.sql, read="duckdb")
+        if isinstance(stmt, exp.Create) and stmt.args.get("kind") == "MACRO":
+            udf = stmt.this
+            yield f"{mdef.file}.sql", udf.this.name, [p.name for p in udf.expressions], \
+                stmt.expression
 
 
 def check() -> list[Problem]:
     problems = []
     macros = list(_macros())
     macro_names = {name.lower() for _, name, _, _ in macros}
-    known_tables = _warehouse_tables() | CONTEXT_TABLES
+    known_tables = _warehouse_tables() | set(context_relations()) | EVAL_TABLES
     for file, name, params, body in macros:
         names_used = {c.name for c in body.find_all(exp.Column)} | {
             i.name for i in body.find_all(exp.Identifier)}

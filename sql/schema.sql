@@ -99,6 +99,35 @@ CREATE TABLE IF NOT EXISTS run_row (
 -- NULL where not computed (runs evaluated straight from files, older warehouses).
 ALTER TABLE run_row ADD COLUMN IF NOT EXISTS score_rank BIGINT;
 
+-- The judged documents of every stored run for every qrels of its campaign, with the run's rank
+-- in trec_eval 9's order (run_row.score_rank) and the level (the highest over intents): the
+-- join of run_row and judgment every evaluation starts from, made once when a run or a qrels is
+-- ingested, so that re-evaluations and the metric macros read no docno and sort nothing
+-- (sql/context.sql, ev_make_full_ranked). judged_pair lists the (qrels, run) pairs whose rows
+-- are here; a pair missing from it (rows written by hand) is ranked from run_row instead.
+CREATE TABLE IF NOT EXISTS judged_row (
+    qrels_id     INTEGER NOT NULL,
+    run_id       INTEGER NOT NULL,
+    topic        VARCHAR NOT NULL,
+    score_rank   BIGINT NOT NULL,
+    rel          INTEGER NOT NULL
+);
+
+-- The length of every list of a stored run (one row per run and topic), counted once at
+-- ingestion for the same reason; a run without rows here (written by hand) is counted from
+-- run_row.
+CREATE TABLE IF NOT EXISTS run_list (
+    run_id       INTEGER NOT NULL,
+    topic        VARCHAR NOT NULL,
+    num_docs     BIGINT NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS judged_pair (
+    qrels_id     INTEGER NOT NULL,
+    run_id       INTEGER NOT NULL,
+    PRIMARY KEY (qrels_id, run_id)
+);
+
 CREATE TABLE IF NOT EXISTS pool (
     pool_id      INTEGER PRIMARY KEY,
     campaign_id  INTEGER NOT NULL,
@@ -121,8 +150,10 @@ CREATE TABLE IF NOT EXISTS pool_run (
     team         VARCHAR NOT NULL
 );
 
--- Materialised per-topic metric values. `measure` is the canonical name with its parameters
--- (e.g. P_10, ndcg_cut_10); `options` records the evaluation options (-l, -J, -M, order, version).
+-- Materialised per-topic metric values. `measure` is the name as printed, with its parameters
+-- (e.g. P_10, ndcg_cut_10, nDCG@10); `family` is its measure in measure_catalog (P, ndcg_cut),
+-- which says how a run's value is formed (summary); `options` records the evaluation options
+-- (-l, -J, -M, order, version).
 CREATE TABLE IF NOT EXISTS score (
     run_id       INTEGER NOT NULL,
     qrels_id     INTEGER NOT NULL,
@@ -176,11 +207,71 @@ JOIN run r USING (run_id)
 JOIN campaign c ON c.campaign_id = r.campaign_id
 JOIN qrels q ON q.qrels_id = s.qrels_id;
 
+-- The measures of the warehouse, one row per measure family (parameters apart): `measure` is
+-- the canonical name (as printed in trec_eval / NTCIREVAL / ndeval layouts), `macro` the table
+-- macro that computes it from stored runs (`SELECT * FROM irw_map(campaign := 'C')`), with its
+-- `parameters` (name, SQL type, default); `summary` says how a run's value is formed from the
+-- per-topic values (irw_summarise); `doc` and `source` give the definition and where it comes
+-- from. Written from the comment headers of sql/metrics/*.sql whenever they change.
+CREATE TABLE IF NOT EXISTS measure_catalog (
+    measure      VARCHAR PRIMARY KEY,
+    macro        VARCHAR NOT NULL,
+    parameters   STRUCT(name VARCHAR, type VARCHAR, "default" VARCHAR)[],
+    summary      VARCHAR NOT NULL,
+    kind         VARCHAR NOT NULL,   -- number | text (relstring)
+    per_topic    BOOLEAN NOT NULL,   -- printed per topic by trec_eval -q
+    doc          VARCHAR,
+    source       VARCHAR,
+    sql_file     VARCHAR NOT NULL,   -- sql/metrics/<sql_file>.sql
+    kernel       VARCHAR NOT NULL,   -- the macro over the evaluation context (sql/context.sql)
+    context      VARCHAR[]           -- the context relations it reads
+);
+
+-- A run's value of a measure from its per-topic values, by the measure's summary kind
+-- (measure_catalog.summary); topic_values in topic order (byte order, as trec_eval adds them):
+--   mean     the arithmetic mean (the values added one by one in that order, then divided)
+--   gmean    the geometric mean, exp(mean of ln v); the gm_ measures floor values at 1e-5 first
+--   sum      the sum (num_ret, num_rel_ret, num_q, ...)
+--   num_rel  the sum; with trec_eval -c, `judged_relevant` instead: the number of judged
+--            documents of level > 0 over every topic, whatever -l (te_calc_avg_num_rel)
+--   none     no run value (relstring)
+CREATE OR REPLACE MACRO irw_summarise(summary, topic_values, judged_relevant) AS
+CASE WHEN summary = 'none' OR len(topic_values) = 0 THEN NULL
+     WHEN summary = 'num_rel' AND judged_relevant IS NOT NULL
+         THEN CAST(judged_relevant AS DOUBLE)
+     WHEN summary IN ('sum', 'num_rel') THEN list_reduce(topic_values, lambda a, b: a + b)
+     WHEN summary = 'gmean'
+         THEN exp(list_reduce(list_transform(topic_values, lambda v: ln(v)), lambda a, b: a + b)
+                  / len(topic_values))
+     ELSE list_reduce(topic_values, lambda a, b: a + b) / len(topic_values) END;
+
+-- Per-run values of every stored measure: `mean` is the run's value formed by the measure's
+-- summary kind (the arithmetic mean for most; the geometric mean for gm_map and gm_bpref; the
+-- sum for num_ret, num_rel, num_rel_ret, num_q: trec_eval's `all` lines), sd the standard
+-- deviation of the per-topic values.
 CREATE OR REPLACE VIEW run_score AS
-SELECT campaign, run, team, qrels, measure, options, count(*) AS num_topics, avg(value) AS mean,
-       stddev_samp(value) AS sd
-FROM topic_score
-GROUP BY ALL;
+WITH judged_relevant AS (
+    SELECT qrels_id, count(*) AS n
+    FROM (SELECT qrels_id FROM judgment GROUP BY qrels_id, topic, doc HAVING max(rel) > 0)
+    GROUP BY qrels_id
+),
+scored AS (
+    SELECT s.*, coalesce(m.summary, 'mean') AS summary,
+           CASE WHEN s.options LIKE '%;c=1;%' THEN coalesce(jr.n, 0) END AS judged_relevant
+    FROM score s
+    LEFT JOIN measure_catalog m ON m.measure = s.family
+    LEFT JOIN judged_relevant jr ON jr.qrels_id = s.qrels_id
+)
+SELECT c.name AS campaign, r.name AS run, r.team, q.name AS qrels, s.measure, s.family,
+       s.options, s.summary, count(*) AS num_topics,
+       irw_summarise(s.summary, list(s.value ORDER BY s.topic),
+                     any_value(s.judged_relevant)) AS mean,
+       stddev_samp(s.value) AS sd
+FROM scored s
+JOIN run r ON r.run_id = s.run_id
+JOIN campaign c ON c.campaign_id = r.campaign_id
+JOIN qrels q ON q.qrels_id = s.qrels_id
+GROUP BY c.name, r.name, r.team, q.name, s.measure, s.family, s.options, s.summary;
 
 -- ==== analyst views (issue 7) =====================================================================
 -- Stable, documented relations for analysts; `irw schema` prints each one with the comment

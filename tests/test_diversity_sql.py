@@ -202,13 +202,25 @@ def test_hand_example(loaded):
         assert _same(got[("7", column)], want[column]), column
 
 
+def _greedy_ideal(doc_intents: dict[str, list[str]], alpha: float) -> list[str]:
+    """ndeval's greedy ideal list of one topic by the context macro ev_make_div_ideal."""
+    from irwarehouse.warehouse import connect
+    con = connect(None, macros=False)
+    con.execute("CREATE OR REPLACE TEMP TABLE ev_div_judgment AS SELECT '7' AS topic, "
+                "unnest(?) AS intent, unnest(?) AS doc, 1 AS rel, 1.0 AS gain",
+                [[i for ints in doc_intents.values() for i in ints],
+                 [d for d, ints in doc_intents.items() for _ in ints]])
+    return [d for (d,) in con.execute("SELECT doc FROM ev_make_div_ideal(?) ORDER BY rank",
+                                      [alpha]).fetchall()]
+
+
 def test_greedy_ideal_ties_go_to_larger_docno():
     # d1 covers both; then d2 (subtopic 1) and d3 (subtopic 2) tie at 0.5: d3 wins
-    assert diversity.greedy_ideal({"d1": ["1", "2"], "d2": ["1"], "d3": ["2"]}, 0.5) == \
+    assert _greedy_ideal({"d1": ["1", "2"], "d2": ["1"], "d3": ["2"]}, 0.5) == \
         ["d1", "d3", "d2"]
-    assert diversity.greedy_ideal({"b": ["1"], "a": ["1"], "c": ["2"]}, 0.5) == ["c", "b", "a"]
+    assert _greedy_ideal({"b": ["1"], "a": ["1"], "c": ["2"]}, 0.5) == ["c", "b", "a"]
     # subtopics are numbers: 10 after 9
-    assert diversity.greedy_ideal({"x": ["10"], "y": ["9", "10"]}, 1.0) == ["y", "x"]
+    assert _greedy_ideal({"x": ["10"], "y": ["9", "10"]}, 1.0) == ["y", "x"]
 
 
 def test_topic_without_relevant_documents(loaded):

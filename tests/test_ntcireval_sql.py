@@ -542,19 +542,19 @@ def test_ntcireval_names_resolve():
     s = NtcirSettings(gains={1: 1.0, 2: 2.0}, cutoffs=(1, 10))
     reqs = parse_measures(["Q(beta=1)", "Q@10", "nERR@10", "MSnDCG@10", "P+", "Q-measure",
                            "Q@0010", "nDCG@k", "Hit@10", "P-plus", "NWRR"], ntcir=s)
-    macros = {r.name: r.mdef.macro for r in reqs}
-    assert macros["Q(beta=1)"] == macros["Q-measure"] == "ntcir_q"
-    assert macros["Q@10"] == macros["Q@0010"] == "ntcir_q_at"
-    assert macros["P+"] == macros["P-plus"] == "ntcir_pplus"
-    assert macros["nDCG@1"] == macros["nDCG@10"] == "ntcir_ndcg_at"
-    assert macros["NWRR"] == "ntcir_nwrr"
+    macros = {r.name: r.mdef.kernel for r in reqs}
+    assert macros["Q(beta=1)"] == macros["Q-measure"] == "m_ntcir_q"
+    assert macros["Q@10"] == macros["Q@0010"] == "m_ntcir_q_at"
+    assert macros["P+"] == macros["P-plus"] == "m_ntcir_pplus"
+    assert macros["nDCG@1"] == macros["nDCG@10"] == "m_ntcir_ndcg_at"
+    assert macros["NWRR"] == "m_ntcir_nwrr"
     q = next(r for r in reqs if r.name == "Q@10")
     assert q.args == ({1: 1.0, 2: 2.0}, 1.0, 10)
 
 
 def test_trec_eval_and_ir_measures_names_unchanged():
     reqs = parse_measures(["map", "P.10", "nDCG@10", "RBP", "AP", "RR", "P@5", "ndcg_cut.10"])
-    assert {r.name: r.mdef.macro for r in reqs} == {
+    assert {r.name: r.mdef.name for r in reqs} == {
         "map": "map", "P_10": "P", "nDCG@10": "ndcg_cut", "RBP": "rbp", "AP": "map",
         "RR": "recip_rank", "P@5": "P", "ndcg_cut_10": "ndcg_cut"}
     # preferred (the .nev output): NTCIREVAL's meaning of the shared names

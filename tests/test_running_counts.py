@@ -1,10 +1,11 @@
-"""The evaluation context's ranks and running counts (sql/context.sql: ranked_window,
-ranked_counting, finish_ranked) against a pure-Python ranking, on random runs with ties,
-negative levels, and thresholds (-l) of -1, 0, 1 and 2.
+"""The evaluation context's ranks and running counts (sql/context.sql: the window and counting
+plans of ev_full_ranked, ev_ranked, ev_relevant, ev_counted) against a pure-Python ranking, on
+random runs with ties, negative levels, and thresholds (-l) of -1, 0, 1 and 2.
 
-finish_ranked carries the three running counts in one HUGEINT sum (relevant * 2^64 +
-judged non-relevant * 2^32 + unjudged): these cases check that the split gives each count
-exactly, including thresholds at or below 0, where a level can be both relevant and negative."""
+ev_counted carries the three running counts in one HUGEINT sum (relevant * 2^64 + judged
+non-relevant * 2^32 + unjudged): these cases check that the split gives each count exactly,
+including thresholds at or below 0, where a level can be both relevant and negative; ev_relevant
+gives the same C(r) at every relevant document."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from hypothesis import strategies as st
 from irwarehouse import ingest as _ingest
 from irwarehouse.api import Warehouse
 from irwarehouse.evaluate import EvalOptions, build_context
+from irwarehouse.warehouse import install_macros
 
 _counter = itertools.count()
 
@@ -92,10 +94,15 @@ def test_ranks_and_running_counts(tmp_path, case):
     with Warehouse(None, macros=False) as wh:
         qid = wh.ingest_qrels(qpath, "c")
         run_ids = _ingest.ingest_run_files(wh.con, [rpath], private=True)
+        install_macros(wh.con, [])
         with ranking_plan(plan):
-            used = build_context(wh.con, run_ids, qid, opts)
+            used = build_context(wh.con, run_ids, qid, opts, ["ev_counted", "ev_relevant"])
         got = set(wh.con.execute("""
             SELECT topic, rank, rel, rel_so_far, nonrel_so_far, unjudged_so_far
-            FROM ev_ranked""").fetchall())
+            FROM ev_counted""").fetchall())
+        relevant = set(wh.con.execute("SELECT topic, rank, rel_so_far FROM ev_relevant"
+                                      ).fetchall())
     assert used == plan
-    assert got == expected_rows(qrels, run, opts)
+    want = expected_rows(qrels, run, opts)
+    assert got == want
+    assert relevant == {(t, rank, c) for t, rank, rel, c, _, _ in want if rel >= opts.threshold}

@@ -72,26 +72,29 @@ def test_evaluation_reports_progress_to_the_end():
     assert [d for d, _ in calls] == list(range(1, calls[-1][1] + 1))
 
 
-def test_schema_is_applied_when_it_changed(tmp_path):
-    """connect() records the sha256 of the schema.sql it applied (irw_meta) and re-applies the
-    file only when that differs: a warehouse from an older schema gets the current one."""
-    import hashlib
-
-    from irwarehouse.sqlassets import read_sql
+def test_sql_is_applied_when_it_changed(tmp_path):
+    """connect() records the digest of the SQL it applied (irw_meta.sql_sha256: schema,
+    context, metrics and the macro generator) and re-applies it only when that differs: a
+    warehouse from an older version gets the current schema and macros."""
+    from irwarehouse.sqlassets import sql_digest
     from irwarehouse.warehouse import connect
     path = tmp_path / "w.duckdb"
-    digest = hashlib.sha256(read_sql("schema.sql").encode("utf-8")).hexdigest()
+    digest = sql_digest()
     connect(path).close()
     con = duckdb.connect(str(path))
-    assert con.execute("SELECT value FROM irw_meta WHERE key = 'schema_sha256'"
+    assert con.execute("SELECT value FROM irw_meta WHERE key = 'sql_sha256'"
                        ).fetchall() == [(digest,)]
-    # as if an older schema had been applied: a view missing, another digest
+    # as if an older version had been applied: a view and a macro missing, another digest
     con.execute("DROP VIEW run_info")
-    con.execute("UPDATE irw_meta SET value = 'older' WHERE key = 'schema_sha256'")
+    con.execute("DROP MACRO TABLE irw_map")
+    con.execute("UPDATE irw_meta SET value = 'older' WHERE key = 'sql_sha256'")
     con.close()
     con = connect(path)
     assert con.execute("SELECT count(*) FROM run_info").fetchone() == (0,)
-    assert con.execute("SELECT value FROM irw_meta").fetchall() == [(digest,)]
+    assert con.execute("SELECT count(*) FROM duckdb_functions() WHERE function_name = 'irw_map'"
+                       ).fetchone() == (1,)
+    assert con.execute("SELECT value FROM irw_meta WHERE key = 'sql_sha256'"
+                       ).fetchall() == [(digest,)]
     con.close()
     # unchanged: nothing is re-created (the view dropped behind its back stays dropped)
     con = duckdb.connect(str(path))

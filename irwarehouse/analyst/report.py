@@ -79,22 +79,20 @@ def _queries(campaign: str, qrels: str, options: str, measures: list[str], first
           AND measure = $measure
         ORDER BY run, topic""", {**base, "measure": first}),
         "pr_curves": Query("pr_curves", """
-        SELECT run, CAST(split_part(params, '=', 2) AS DOUBLE) AS recall,
-               avg(value) AS precision, count(*) AS num_topics
-        FROM topic_score
+        SELECT run, CAST(regexp_extract(measure, '_([0-9.]+)$', 1) AS DOUBLE) AS recall,
+               mean AS precision, num_topics
+        FROM run_score
         WHERE campaign = $campaign AND qrels = $qrels AND options = $options
-          AND family = 'interpolated' AND starts_with(measure, 'iprec_at_recall_')
-        GROUP BY run, recall
+          AND family = 'iprec_at_recall' AND starts_with(measure, 'iprec_at_recall_')
         ORDER BY run, recall""", base),
         "by_rank": Query("by_rank", """
-        SELECT run, CASE WHEN family = 'precision' THEN 'P@k' ELSE 'nDCG@k' END AS curve,
-               CAST(split_part(params, '=', 2) AS INTEGER) AS k, avg(value) AS mean,
-               count(*) AS num_topics
-        FROM topic_score
+        SELECT run, CASE WHEN family = 'P' THEN 'P@k' ELSE 'nDCG@k' END AS curve,
+               CAST(regexp_extract(measure, '_([0-9]+)$', 1) AS INTEGER) AS k, mean,
+               num_topics
+        FROM run_score
         WHERE campaign = $campaign AND qrels = $qrels AND options = $options
           AND (regexp_full_match(measure, 'P_[0-9]+')
                OR regexp_full_match(measure, 'ndcg_cut_[0-9]+'))
-        GROUP BY ALL
         ORDER BY run, curve, k""", base),
         "deltas": Query("deltas", """
         SELECT run, topic, value, baseline_value, delta
@@ -138,11 +136,11 @@ def _queries(campaign: str, qrels: str, options: str, measures: list[str], first
 
 
 def scatter_query(campaign: str, qrels: str, options: str, x: str, y: str) -> Query:
-    """Per-run means of two measures side by side (e.g. D-nDCG@10 against I-rec@10)."""
+    """Per-run values of two measures side by side (e.g. D-nDCG@10 against I-rec@10)."""
     return Query("scatter", """
-        SELECT run, avg(value) FILTER (WHERE measure = $x) AS x,
-               avg(value) FILTER (WHERE measure = $y) AS y
-        FROM topic_score
+        SELECT run, any_value(mean) FILTER (WHERE measure = $x) AS x,
+               any_value(mean) FILTER (WHERE measure = $y) AS y
+        FROM run_score
         WHERE campaign = $campaign AND qrels = $qrels AND options = $options
           AND measure IN ($x, $y)
         GROUP BY run

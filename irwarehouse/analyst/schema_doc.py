@@ -1,8 +1,12 @@
 """`irw schema`: the warehouse's tables, views and table macros with their columns and docs.
 
 Docs come from sql/schema.sql itself: the `--` comment block just above each CREATE statement
-(its first line is the one-line doc) and a `-- comment` at the end of a column's line. Columns
-come from DuckDB (a fresh in-memory warehouse, or the given file), so they are never stale.
+(its first line is the one-line doc) and a `-- comment` at the end of a column's line; the
+metric macros (irw_<measure>) are documented by measure_catalog (their measure, definition,
+source and parameters). Columns come from DuckDB (a fresh in-memory warehouse, or the given
+file), so they are never stale. The macros the metric macros are built of (ev_*: the
+evaluation context, sql/context.sql; m_*: each measure over it, sql/metrics) are counted, not
+listed.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ _COLUMN_RE = re.compile(r"^\s+(\w+)\s+[A-Z].*?--\s*(.+)$")
 @dataclass
 class Relation:
     name: str
-    kind: str                                  # table | view | macro
+    kind: str                                  # table | view | macro | metric macro
     doc: list[str] = field(default_factory=list)
     columns: list[tuple[str, str, str]] = field(default_factory=list)   # name, type, comment
 
@@ -80,14 +84,21 @@ FALLBACK_DOCS = {
 }
 
 
+INTERNAL_PREFIXES = ("ev_", "m_")
+
+
 def describe(con: duckdb.DuckDBPyConnection | None = None) -> list[Relation]:
-    """Every table, view and table macro of the warehouse's main schema, documented."""
+    """Every table, view and table macro of the warehouse's main schema, documented (the
+    internal building blocks of the metric macros left out)."""
     own = con is None
     if own:
         from ..warehouse import connect
         con = connect(None)
     try:
         docs = sql_docs(read_sql("schema.sql"))
+        metrics = {macro: (measure, doc, source, params) for measure, macro, doc, source, params
+                   in con.execute("SELECT measure, macro, doc, source, parameters "
+                                  "FROM measure_catalog").fetchall()}
         rels: dict[str, Relation] = {}
         for name, kind in con.execute("""
                 SELECT table_name, 'table' FROM duckdb_tables()
@@ -100,6 +111,15 @@ def describe(con: duckdb.DuckDBPyConnection | None = None) -> list[Relation]:
                 WHERE schema_name = 'main' AND database_name <> 'temp'
                   AND function_type IN ('table_macro', 'macro')
                   AND NOT internal""").fetchall():
+            if kind == "macro" and name.startswith(INTERNAL_PREFIXES):
+                continue
+            if name in metrics:
+                measure, doc, source, params = metrics[name]
+                rels[name] = Relation(name, "metric macro",
+                                      [f"{measure}: {doc}", f"Source: {source}."],
+                                      [(p["name"], p["type"], f"default {p['default']}")
+                                       for p in params])
+                continue
             doc, comments = docs.get(name, ([], {}))
             if name in FALLBACK_DOCS and (not doc or doc[0].startswith("Analyst views")):
                 doc = [FALLBACK_DOCS[name]]
@@ -119,8 +139,8 @@ def describe(con: duckdb.DuckDBPyConnection | None = None) -> list[Relation]:
     finally:
         if own:
             con.close()
-    order = {"table": 0, "view": 1, "macro": 2}
-    return sorted(rels.values(), key=lambda r: (order[r.kind], r.name))
+    order = {"table": 0, "view": 1, "macro": 2, "metric macro": 3}
+    return sorted(rels.values(), key=lambda r: (order[r.kind], r.name.lower()))
 
 
 def schema_text(relations: list[Relation], *, name: str | None = None) -> str:

@@ -4,7 +4,7 @@ the score matrices of several metrics."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -45,6 +45,7 @@ class MetricSet:
     topics: list[str]
     runs: list[str]
     values: dict[str, np.ndarray]       # measure -> (topics, runs)
+    summaries: dict[str, str] = field(default_factory=dict)   # measure -> summary kind
 
     def __getitem__(self, measure: str) -> np.ndarray:
         return self.values[measure]
@@ -55,10 +56,14 @@ class MetricSet:
         return m * (m - 1) // 2
 
     def run_means(self) -> dict[str, np.ndarray]:
-        return {m: self.values[m].mean(axis=0) for m in self.measures}
+        """Each run's value of each measure, by the measure's summary kind (the arithmetic
+        mean unless the catalog says otherwise: gm_map's geometric mean)."""
+        from ..matrix import run_values
+        return {m: run_values(self.values[m], self.summaries.get(m, "mean"))
+                for m in self.measures}
 
     @classmethod
-    def from_arrays(cls, values: dict[str, np.ndarray], runs=None, topics=None) -> "MetricSet":
+    def from_arrays(cls, values: dict[str, np.ndarray], runs=None, topics=None) -> MetricSet:
         arrays = {m: v.as_matrix(a) for m, a in values.items()}
         if not arrays:
             raise ValueError("no metrics given")
@@ -73,7 +78,7 @@ class MetricSet:
         return cls(list(arrays), topics, runs, arrays)
 
     @classmethod
-    def from_score_matrices(cls, matrices) -> "MetricSet":
+    def from_score_matrices(cls, matrices) -> MetricSet:
         """Align irwarehouse.matrix.ScoreMatrix objects: the same runs, the topics they share."""
         matrices = list(matrices)
         if not matrices:
@@ -90,4 +95,5 @@ class MetricSet:
         for sm in matrices:
             rows = [sm.topics.index(t) for t in topics]
             values[sm.measure] = sm.values[rows, :]
-        return cls.from_arrays(values, runs=runs, topics=topics)
+        metrics = cls.from_arrays(values, runs=runs, topics=topics)
+        return replace(metrics, summaries={sm.measure: sm.summary for sm in matrices})

@@ -20,7 +20,8 @@ def canonical_name(measure: str, version: int = 9) -> str:
     return requests[0].name
 
 
-def matrix_from_rows(rows, measure: str, missing: str = "error") -> ScoreMatrix:
+def matrix_from_rows(rows, measure: str, missing: str = "error",
+                     summary: str = "mean") -> ScoreMatrix:
     """(run, topic, value) rows -> topics x runs matrix, with score_matrix's missing policy."""
     if missing not in MISSING_POLICIES:
         raise WarehouseError(f"missing-topic policy must be one of {', '.join(MISSING_POLICIES)}")
@@ -35,7 +36,7 @@ def matrix_from_rows(rows, measure: str, missing: str = "error") -> ScoreMatrix:
     if missing == "drop":
         topics = complete
     values = np.array([[cells.get((r, t), 0.0) for r in runs] for t in topics], dtype=float)
-    return ScoreMatrix(values, topics, runs, measure)
+    return ScoreMatrix(values, topics, runs, measure, summary)
 
 
 def _one_stored_qrels(con, campaign: str, measure: str) -> None:
@@ -74,6 +75,7 @@ def load_metrics(wh, campaign: str, measures: list[str], *, runs: list[str] | No
         result = wh.evaluate([label for label, _ in to_evaluate], campaign=campaign, runs=runs,
                              qrels=qrels, store=False, options=options)
         table = result.per_topic.to_pydict()
+        summaries = {r.name: r.mdef.summary for r in result.requests}
         for label, name in to_evaluate:
             rows = [(r, t, v) for r, t, m, v, inside in
                     zip(table["run"], table["topic"], table["measure"], table["value"],
@@ -81,12 +83,13 @@ def load_metrics(wh, campaign: str, measures: list[str], *, runs: list[str] | No
                     if m == name and (inside or options.complete) and v is not None]
             if not rows:
                 raise WarehouseError(f"no {label} scores for campaign {campaign!r}")
-            matrices[label] = matrix_from_rows(rows, label, missing)
+            matrices[label] = matrix_from_rows(rows, label, missing, summaries[name])
     ordered = []
     for label in measures:
         sm = matrices[label]
         # Scores are compared at 12 decimals: the last bits of a SQL float sum can depend on
         # the order of a parallel aggregation, and such noise must not turn a tie between two
         # runs into a difference (concordance, swaps, rankings).
-        ordered.append(ScoreMatrix(np.round(sm.values, 12), sm.topics, sm.runs, label))
+        ordered.append(ScoreMatrix(np.round(sm.values, 12), sm.topics, sm.runs, label,
+                                   sm.summary))
     return MetricSet.from_score_matrices(ordered)

@@ -1,10 +1,10 @@
 -- Shared building blocks of the metric macros. Every metric reads the evaluation context
--- (sql/context.sql): ev_run_topic, ev_topic, ev_ranked, ev_judgment.
+-- (sql/context.sql): ev_run_topic, ev_topic, ev_ranked (ev_relevant, ev_counted), ev_judgment.
 
 -- block: ev_base
 -- One row per evaluated (run, topic): list length, R (relevant judged) and N (judged non-relevant);
 -- in_run is false for a topic the run lacks that -c adds as an empty list.
-CREATE OR REPLACE TEMP MACRO ev_base() AS TABLE
+CREATE OR REPLACE MACRO ev_base() AS TABLE
 SELECT rt.run_id, rt.topic, rt.num_ret, t.num_rel, t.num_nonrel, rt.in_run
 FROM ev_run_topic rt JOIN ev_topic t ON t.topic = rt.topic;
 
@@ -12,7 +12,7 @@ FROM ev_run_topic rt JOIN ev_topic t ON t.topic = rt.topic;
 -- The graded levels present in a topic's judgments (level >= 0) with their counts, and the gain
 -- of each level: the level itself unless `gain_map` (a MAP(level -> gain)) overrides it, as in
 -- trec_eval's setup_gains (m_ndcg.c): listed levels take the given gain, others keep their level.
-CREATE OR REPLACE TEMP MACRO ev_gain_levels(gain_map) AS TABLE
+CREATE OR REPLACE MACRO ev_gain_levels(gain_map) AS TABLE
 SELECT topic, rel, count(*) AS num_at_level,
        coalesce(gain_map[rel], CAST(rel AS DOUBLE)) AS gain
 FROM ev_judgment
@@ -22,7 +22,7 @@ GROUP BY topic, rel;
 -- block: ev_ideal
 -- The ideal list of a topic: its judged documents sorted by gain, descending, positive gains only
 -- (trec_eval stops the ideal list at the first non-positive gain).
-CREATE OR REPLACE TEMP MACRO ev_ideal(gain_map) AS TABLE
+CREATE OR REPLACE MACRO ev_ideal(gain_map) AS TABLE
 SELECT topic, gain,
        row_number() OVER (PARTITION BY topic ORDER BY gain DESC) AS rank
 FROM (
@@ -35,7 +35,7 @@ WHERE gain > 0;
 -- block: ev_recall_cut
 -- The number of relevant documents that reaches recall level x: trec_eval 9.x truncates
 -- (long)(x*R + 0.9); 10.0 rounds, lround(x*R) (m_iprec_at_recall.c, m_11pt_avg.c).
-CREATE OR REPLACE TEMP MACRO ev_recall_cut(x, num_rel) AS
+CREATE OR REPLACE MACRO ev_recall_cut(x, num_rel) AS
 CASE WHEN (SELECT max(trec_eval_version) FROM ev_options) >= 10
      THEN CAST(round(x * num_rel) AS BIGINT)
      ELSE CAST(trunc(x * num_rel + 0.9) AS BIGINT) END;
@@ -43,41 +43,5 @@ CASE WHEN (SELECT max(trec_eval_version) FROM ev_options) >= 10
 -- block: ev_absent_list_empty
 -- Whether a topic that -c adds for a run lacking it counts as an empty evaluated list (10.0 with
 -- -J or -M0; see context.sql, options).
-CREATE OR REPLACE TEMP MACRO ev_absent_list_empty() AS
+CREATE OR REPLACE MACRO ev_absent_list_empty() AS
 coalesce((SELECT bool_or(absent_list_empty) FROM ev_options), false);
-
--- block: ev_sort_num / ev_sort_doc / ev_sort_tie
--- The one definition of a ranking's order, used by every plan that ranks run rows
--- (sql/context.sql): sort by (ev_sort_num DESC, ev_sort_doc DESC, ev_sort_tie DESC).
---   'score': trec_eval's order, score descending then docno descending (comp_sim_docno);
---            float32_scores reads the score as trec_eval 9.x's `float` (which creates ties)
---   'rank':  the rank column ascending, ties in file order (ndeval's default)
---   'file':  the order of the file (NTCIREVAL)
-CREATE OR REPLACE TEMP MACRO ev_sort_num(sort_order, float32_scores, score, given_rank, position) AS
-CASE sort_order
-    WHEN 'score' THEN CASE WHEN float32_scores THEN CAST(CAST(score AS FLOAT) AS DOUBLE)
-                           ELSE score END
-    WHEN 'rank' THEN -CAST(given_rank AS DOUBLE)
-    ELSE -CAST(position AS DOUBLE) END;
-
-CREATE OR REPLACE TEMP MACRO ev_sort_doc(sort_order, doc) AS
-CASE WHEN sort_order = 'score' THEN doc ELSE '' END;
-
-CREATE OR REPLACE TEMP MACRO ev_sort_tie(sort_order, position) AS
-CASE WHEN sort_order = 'rank' THEN -position ELSE 0 END;
-
--- block: ev_list_order
--- Every retrieved document of the evaluated lists (runs in ev_runs, topics in ev_topic)
--- numbered 1..n in that order: the one window sort shared by the window plan (ev_ranked), the
--- lists of every retrieved document (ev_listed) and the diversity ranking (ev_div_ranked).
-CREATE OR REPLACE TEMP MACRO ev_list_order(sort_order, float32_scores) AS TABLE
-SELECT r.run_id, r.topic, r.doc,
-       row_number() OVER (
-           PARTITION BY r.run_id, r.topic
-           ORDER BY ev_sort_num(sort_order, float32_scores, r.score, r.rank, r.file_order) DESC,
-                    ev_sort_doc(sort_order, r.doc) DESC,
-                    ev_sort_tie(sort_order, r.file_order) DESC
-       ) AS full_rank
-FROM run_row r
-WHERE r.run_id IN (SELECT run_id FROM ev_runs)
-  AND r.topic IN (SELECT topic FROM ev_topic);

@@ -1,7 +1,7 @@
 -- Shared building blocks of the NTCIREVAL-compatible metrics (sql/metrics/ntcir_*.sql).
 -- Semantics: docs/ntcireval_semantics.md, from ntcir_eval.c `eval_compute` (NTCIREVAL,
 -- WASEDA-IREVAL build, github:risa-hira/Third-Search-Engine); definitions from Sakai's papers
--- (seeds 000 eq 9-16, 004). Every NTCIREVAL macro takes `gains`, a MAP(level -> gain) as
+-- (Sakai 2014 eq 9-16; Sakai 2007). Every NTCIREVAL macro takes `gains`, a MAP(level -> gain) as
 -- ntcir_eval's `-g g1:g2:...` (gain of L1, L2, ...); a level the map does not list has
 -- gain = level (so the empty map means gain = level).
 --
@@ -18,20 +18,20 @@
 -- block: ntcir_gain
 -- The gain of a level: 0 for L0 (and for negative "unjudged" levels), else gains[level],
 -- defaulting to the level itself.
-CREATE OR REPLACE TEMP MACRO ntcir_gain(gains, lvl) AS
+CREATE OR REPLACE MACRO ntcir_gain(gains, lvl) AS
 CASE WHEN lvl >= 1 THEN coalesce(CAST(gains[lvl] AS DOUBLE), CAST(lvl AS DOUBLE)) ELSE 0.0 END;
 
 -- block: ntcir_dcglog
 -- Jarvelin-Kekalainen discount (ntcir_eval.c `orig_dcglog`): 1 at rank 1 and at ranks <= b
 -- (no discount before rank b), else log_b(r); b = 0 means the natural logarithm.
-CREATE OR REPLACE TEMP MACRO ntcir_dcglog(b, r) AS
+CREATE OR REPLACE MACRO ntcir_dcglog(b, r) AS
 CASE WHEN r = 1 OR r <= b THEN 1.0
      WHEN b = 0 THEN ln(r)
      ELSE ln(r) / ln(b) END;
 
 -- block: ntcir_topic
 -- Per judged topic: R (jrel), N (jnonrel) and gmax.
-CREATE OR REPLACE TEMP MACRO ntcir_topic(gains) AS TABLE
+CREATE OR REPLACE MACRO ntcir_topic(gains) AS TABLE
 SELECT topic,
        count(*) FILTER (WHERE rel >= 1) AS num_rel,
        count(*) FILTER (WHERE rel = 0) AS num_nonrel,
@@ -42,7 +42,7 @@ GROUP BY topic;
 
 -- block: ntcir_base
 -- One row per evaluated (run, topic) with R > 0: syslen (the evaluated list length), R, N, gmax.
-CREATE OR REPLACE TEMP MACRO ntcir_base(gains) AS TABLE
+CREATE OR REPLACE MACRO ntcir_base(gains) AS TABLE
 SELECT b.run_id, b.topic, b.num_ret AS syslen, t.num_rel, t.num_nonrel, t.gmax
 FROM ev_base() b JOIN ntcir_topic(gains) t ON t.topic = b.topic
 WHERE t.num_rel > 0;
@@ -51,7 +51,7 @@ WHERE t.num_rel > 0;
 -- The ideal list of every topic with R > 0, ranks 1..R: gain ig, cumulative gain icg = cg*(r),
 -- and idsat = the probability that ERR's user is not yet satisfied before the rank,
 -- prod_{i<r} (1 - g*(i)/(gmax+1)).
-CREATE OR REPLACE TEMP MACRO ntcir_ideal(gains) AS TABLE
+CREATE OR REPLACE MACRO ntcir_ideal(gains) AS TABLE
 WITH ranked AS (
     SELECT j.topic, t.gmax, ntcir_gain(gains, j.rel) AS ig,
            row_number() OVER (PARTITION BY j.topic ORDER BY j.rel DESC, j.doc) AS irank
@@ -68,10 +68,10 @@ WINDOW w AS (PARTITION BY topic ORDER BY irank ROWS UNBOUNDED PRECEDING),
 -- block: ntcir_list
 -- The judged documents of every evaluated list (topics with R > 0), by rank r: level, gain g(r),
 -- C(r) (relevant documents in the top r), cg(r), the blended ratio
--- BR(r) = (beta cg(r) + C(r)) / (beta cg*(r) + r) (Sakai; seed 000 eq 11) and
+-- BR(r) = (beta cg(r) + C(r)) / (beta cg*(r) + r) (Sakai; Sakai 2014 eq 11) and
 -- dsat = prod_{i<r} (1 - g(i)/(gmax+1)) (ERR's cascade). Unjudged documents have gain 0 and
 -- change none of these, so they need no row.
-CREATE OR REPLACE TEMP MACRO ntcir_list(gains, beta) AS TABLE
+CREATE OR REPLACE MACRO ntcir_list(gains, beta) AS TABLE
 WITH listed AS (
     SELECT r.run_id, r.topic, r.rank, r.rel, t.num_rel, t.gmax,
            ntcir_gain(gains, r.rel) AS g,
@@ -102,7 +102,7 @@ JOIN ntcir_ideal(gains) i ON i.topic = l.topic AND i.irank = least(l.rank, l.num
 --   err       = sum_r dsat(r-1)/r pi(r),  ebr = sum_r BR(r) dsat(r-1) pi(r),
 --   irbu      = sum_r rbu_p^r dsat(r-1) pi(r),  pi(r) = g(r)/(gmax+1)
 --   dcg       = sum_r g(r)/dcglog_b(r),           msdcg = sum_r g(r)/ln(r+1)
-CREATE OR REPLACE TEMP MACRO ntcir_sums(gains, beta, gamma, p, rbu_p, logb, cutoff) AS TABLE
+CREATE OR REPLACE MACRO ntcir_sums(gains, beta, gamma, p, rbu_p, logb, cutoff) AS TABLE
 WITH s AS (
     SELECT run_id, topic,
            count(*) FILTER (WHERE rel >= 1) AS c_k,
@@ -136,7 +136,7 @@ LEFT JOIN s ON s.run_id = b.run_id AND s.topic = b.topic;
 -- The same sums over the ideal list's top `cutoff` (NULL = all R), where BR = 1 at every rank
 -- <= R (ideal EBR), per topic with R > 0. Products associated as in ntcir_eval:
 -- (dsat/r)*(g/(gmax+1)), dsat*(g/(gmax+1)), p^r*dsat*(g/(gmax+1)).
-CREATE OR REPLACE TEMP MACRO ntcir_ideal_sums(gains, p, rbu_p, logb, cutoff) AS TABLE
+CREATE OR REPLACE MACRO ntcir_ideal_sums(gains, p, rbu_p, logb, cutoff) AS TABLE
 SELECT topic,
        sum(ig * pow(p, irank - 1)) AS rbp_sum,
        sum((idsat / irank) * (ig / (gmax + 1.0))) AS err,
@@ -152,7 +152,7 @@ GROUP BY topic;
 -- r1 (first relevant rank), rp (the first rank holding the highest level present anywhere in
 -- the evaluated list; ntcir_eval takes it over the whole list), BR(r1), BR(rp), C(rp), and
 -- sum_{r <= rp, g(r) > 0} BR(r); r1 = rp = 0 when nothing relevant is retrieved.
-CREATE OR REPLACE TEMP MACRO ntcir_marks(gains, beta) AS TABLE
+CREATE OR REPLACE MACRO ntcir_marks(gains, beta) AS TABLE
 WITH l AS (SELECT * FROM ntcir_list(gains, beta)),
 m AS (
     SELECT run_id, topic,

@@ -1,34 +1,35 @@
--- Average precision and its relatives (seed 000 eq 9-10; trec_eval m_map.c, m_map_cut.c,
+-- Average precision and its relatives (Sakai 2014 eq 9-10; trec_eval m_map.c, m_map_cut.c,
 -- m_gm_map.c, m_infap.c). C(r) = rel_so_far at a relevant document of rank r.
+-- source: trec_eval m_map.c, m_map_cut.c, m_gm_map.c, m_infap.c, m_recip_rank.c, m_binG.c; Sakai 2014 eq 9-10
 
 -- measure: map
 -- summary: mean
 -- doc: AP = (1/R) sum over relevant retrieved r of C(r)/r.
-CREATE OR REPLACE TEMP MACRO map() AS TABLE
+CREATE OR REPLACE MACRO m_map() AS TABLE
 SELECT b.run_id, b.topic,
        CASE WHEN b.num_rel > 0 THEN coalesce(x.s, 0) / b.num_rel ELSE 0 END AS value
 FROM ev_base() b
-LEFT JOIN (SELECT run_id, topic, sum(rel_so_far / rank) AS s FROM ev_ranked WHERE is_rel
+LEFT JOIN (SELECT run_id, topic, sum(rel_so_far / rank) AS s FROM ev_relevant
            GROUP BY run_id, topic) x ON x.run_id = b.run_id AND x.topic = b.topic;
 
 -- measure: map_cut
 -- params: cutoff INTEGER = 5,10,15,20,30,100,200,500,1000
 -- summary: mean
 -- doc: AP truncated at k, still divided by R (trec_eval map_cut).
-CREATE OR REPLACE TEMP MACRO map_cut(cutoff) AS TABLE
+CREATE OR REPLACE MACRO m_map_cut(cutoff) AS TABLE
 SELECT b.run_id, b.topic,
        CASE WHEN b.num_rel > 0 THEN coalesce(x.s, 0) / b.num_rel ELSE 0 END AS value
 FROM ev_base() b
-LEFT JOIN (SELECT run_id, topic, sum(rel_so_far / rank) AS s FROM ev_ranked
-           WHERE is_rel AND rank <= cutoff GROUP BY run_id, topic) x
+LEFT JOIN (SELECT run_id, topic, sum(rel_so_far / rank) AS s FROM ev_relevant
+           WHERE rank <= cutoff GROUP BY run_id, topic) x
        ON x.run_id = b.run_id AND x.topic = b.topic;
 
 -- measure: gm_map
 -- summary: gmean
 -- per_topic: false
 -- doc: Geometric mean of AP over topics, AP floored at 1e-5 (trec_eval MIN_GEO_MEAN).
-CREATE OR REPLACE TEMP MACRO gm_map() AS TABLE
-SELECT run_id, topic, greatest(value, 0.00001) AS value FROM map();
+CREATE OR REPLACE MACRO m_gm_map() AS TABLE
+SELECT run_id, topic, greatest(value, 0.00001) AS value FROM m_map();
 
 -- measure: infAP
 -- summary: mean
@@ -36,7 +37,7 @@ SELECT run_id, topic, greatest(value, 0.00001) AS value FROM map();
 --      document of 0-based position j, 1/(j+1) + (j/(j+1)) * ((rel-1 + nonrel + unjudged)/j)
 --      * ((rel-1 + eps) / (rel-1 + nonrel + 2 eps)), eps = 1e-5, counts over the documents above;
 --      1 at j = 0; divided by R.
-CREATE OR REPLACE TEMP MACRO infAP() AS TABLE
+CREATE OR REPLACE MACRO m_infAP() AS TABLE
 SELECT b.run_id, b.topic,
        CASE WHEN b.num_rel > 0 THEN coalesce(x.s, 0) / b.num_rel ELSE 0 END AS value
 FROM ev_base() b
@@ -48,13 +49,13 @@ LEFT JOIN (
                            * ((rel_so_far - 1 + nonrel_so_far + unjudged_so_far) / (rank - 1.0))
                            * ((rel_so_far - 1 + 0.00001)
                               / (rel_so_far - 1 + nonrel_so_far + 2 * 0.00001)) END) AS s
-    FROM ev_ranked WHERE is_rel GROUP BY run_id, topic
+    FROM ev_counted WHERE is_rel GROUP BY run_id, topic
 ) x ON x.run_id = b.run_id AND x.topic = b.topic;
 
 -- measure: recip_rank
 -- summary: mean
 -- doc: Reciprocal rank of the first relevant document, 0 when none is retrieved.
-CREATE OR REPLACE TEMP MACRO recip_rank() AS TABLE
+CREATE OR REPLACE MACRO m_recip_rank() AS TABLE
 SELECT b.run_id, b.topic, coalesce(1.0 / x.r1, 0) AS value
 FROM ev_base() b
 LEFT JOIN (SELECT run_id, topic, min(rank) AS r1 FROM ev_ranked WHERE is_rel
@@ -64,9 +65,9 @@ LEFT JOIN (SELECT run_id, topic, min(rank) AS r1 FROM ev_ranked WHERE is_rel
 -- summary: mean
 -- doc: trec_eval's binary G: sum over relevant retrieved documents of
 --      1/log2(2 + number of non-relevant or unjudged documents above it), divided by R.
-CREATE OR REPLACE TEMP MACRO binG() AS TABLE
+CREATE OR REPLACE MACRO m_binG() AS TABLE
 SELECT b.run_id, b.topic,
        CASE WHEN b.num_rel > 0 THEN coalesce(x.s, 0) / b.num_rel ELSE 0 END AS value
 FROM ev_base() b
-LEFT JOIN (SELECT run_id, topic, sum(1.0 / log2(2 + rank - rel_so_far)) AS s FROM ev_ranked
-           WHERE is_rel GROUP BY run_id, topic) x ON x.run_id = b.run_id AND x.topic = b.topic;
+LEFT JOIN (SELECT run_id, topic, sum(1.0 / log2(2 + rank - rel_so_far)) AS s
+           FROM ev_relevant GROUP BY run_id, topic) x ON x.run_id = b.run_id AND x.topic = b.topic;

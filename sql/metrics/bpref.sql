@@ -1,11 +1,12 @@
--- Binary preference (Buckley & Voorhees 2004; seed 000 eq 22-23; trec_eval m_bpref.c): each
+-- Binary preference (Buckley & Voorhees 2004; Sakai 2014 eq 22-23; trec_eval m_bpref.c): each
 -- relevant retrieved document scores 1 - min(n, R)/min(N, R), n = judged non-relevant documents
 -- above it, N = judged non-relevant documents of the topic; the sum is divided by R.
+-- source: trec_eval m_bpref.c, m_gm_bpref.c; Buckley & Voorhees, SIGIR 2004; Sakai 2014 eq 22-23
 
 -- measure: bpref
 -- summary: mean
 -- doc: trec_eval's bpref.
-CREATE OR REPLACE TEMP MACRO bpref() AS TABLE
+CREATE OR REPLACE MACRO m_bpref() AS TABLE
 SELECT b.run_id, b.topic,
        CASE WHEN b.num_rel > 0 THEN coalesce(x.s, 0) / b.num_rel ELSE 0 END AS value
 FROM ev_base() b
@@ -14,7 +15,7 @@ LEFT JOIN (
            sum(CASE WHEN r.nonrel_so_far > 0
                     THEN 1.0 - least(r.nonrel_so_far, t.num_rel) / least(t.num_nonrel, t.num_rel)
                     ELSE 1.0 END) AS s
-    FROM ev_ranked r JOIN ev_topic t ON t.topic = r.topic
+    FROM ev_counted r JOIN ev_topic t ON t.topic = r.topic
     WHERE r.is_rel GROUP BY r.run_id, r.topic
 ) x ON x.run_id = b.run_id AND x.topic = b.topic;
 
@@ -22,21 +23,20 @@ LEFT JOIN (
 -- summary: gmean
 -- per_topic: false
 -- doc: Geometric mean of bpref over topics, floored at 1e-5.
-CREATE OR REPLACE TEMP MACRO gm_bpref() AS TABLE
-SELECT run_id, topic, greatest(value, 0.00001) AS value FROM bpref();
+CREATE OR REPLACE MACRO m_gm_bpref() AS TABLE
+SELECT run_id, topic, greatest(value, 0.00001) AS value FROM m_bpref();
 
 -- measure: bpref-10
--- macro: bpref_10
 -- summary: mean
--- doc: bpref-10 (Buckley & Voorhees, SIGIR 2004; seed 003 "BPREF-10"): bpref with at least 10
+-- doc: bpref-10 (Buckley & Voorhees, SIGIR 2004; Baeza-Yates & Ribeiro-Neto 2011 "BPREF-10"): bpref with at least 10
 --      preference pairs per relevant document, (1/R) sum over relevant retrieved d of
 --      1 - min(n(d), R + 10) / min(R + 10, N_ret), n(d) = judged non-relevant documents above
---      d, N_ret = judged non-relevant documents retrieved (seed 003's |(J - R) ∩ A|; trec_eval
+--      d, N_ret = judged non-relevant documents retrieved (Baeza-Yates & Ribeiro-Neto 2011's |(J - R) ∩ A|; trec_eval
 --      8.1's old_bpref_top10pRnonrel, the SIGIR 2004 paper's form); 1 when no judged
 --      non-relevant document is above d.
-CREATE OR REPLACE TEMP MACRO bpref_10() AS TABLE
+CREATE OR REPLACE MACRO m_bpref_10() AS TABLE
 WITH nonrel_ret AS (
-    SELECT run_id, topic, max(nonrel_so_far) AS n FROM ev_ranked GROUP BY run_id, topic
+    SELECT run_id, topic, max(nonrel_so_far) AS n FROM ev_counted GROUP BY run_id, topic
 ),
 x AS (
     SELECT r.run_id, r.topic,
@@ -44,7 +44,7 @@ x AS (
                     THEN 1.0 - least(r.nonrel_so_far, t.num_rel + 10)
                                / least(t.num_rel + 10, n.n)
                     ELSE 1.0 END) AS s
-    FROM ev_ranked r
+    FROM ev_counted r
     JOIN ev_topic t ON t.topic = r.topic
     JOIN nonrel_ret n ON n.run_id = r.run_id AND n.topic = r.topic
     WHERE r.is_rel

@@ -1,5 +1,5 @@
--- Cumulated gain curves (Jarvelin & Kekalainen 2002, seed 002; seed 003 "cumulated gain";
--- seed 000 eq 6): per run, topic and rank r = 1..depth, with g(r) the gain of the level at r
+-- Cumulated gain curves (Järvelin & Kekäläinen 2002; Baeza-Yates & Ribeiro-Neto 2011 "cumulated gain";
+-- Sakai 2014 eq 6): per run, topic and rank r = 1..depth, with g(r) the gain of the level at r
 -- (gain_map, default gain = level) and g*(r) that of the ideal list (judged documents by gain,
 -- descending):
 --   CG[r]  = sum_{k<=r} g(k)
@@ -11,7 +11,7 @@
 -- variant := 'one_plus_log'.
 
 -- block: cg_curve
-CREATE OR REPLACE TEMP MACRO cg_curve(gain_map, depth, log_base, variant) AS TABLE
+CREATE OR REPLACE MACRO cg_curve(gain_map, depth, log_base, variant) AS TABLE
 WITH ranks AS (
     SELECT b.run_id, b.topic, g.rank
     FROM ev_base() b, generate_series(1, CAST(depth AS BIGINT)) g(rank)
@@ -53,9 +53,9 @@ FROM curve;
 
 -- block: cg_curve_mean
 -- Curves averaged over topics, both ways of the literature: the mean of the per-topic
--- normalised values (topics whose ideal is 0 count as 0), and seed 002/003's normalisation of
+-- normalised values (topics whose ideal is 0 count as 0), and Järvelin & Kekäläinen 2002/003's normalisation of
 -- the averaged vectors, mean DCG[r] / mean DCG*[r].
-CREATE OR REPLACE TEMP MACRO cg_curve_mean(gain_map, depth, log_base, variant) AS TABLE
+CREATE OR REPLACE MACRO cg_curve_mean(gain_map, depth, log_base, variant) AS TABLE
 SELECT run_id, rank,
        avg(cg) AS cg, avg(dcg) AS dcg,
        avg(coalesce(ncg, 0)) AS mean_ncg, avg(coalesce(ndcg, 0)) AS mean_ndcg,

@@ -12,6 +12,7 @@
 -- The lists are ev_ntd_lists() / ev_ntd_ideals() of sql/metrics/diversity_ntcir.sql, keyed 'D',
 -- 'DIN' and 'I:<intent>'. Arithmetic is exact; NTCIREVAL's text round trips (%.6g din/Grelv
 -- values, %.4f gain labels) can move a printed value by 1e-4 (none does in the 190111 sample).
+-- source: NTCIREVAL ntcir_eval.c eval_gcompute
 
 -- block: ev_ntd_gcompute
 -- gcompute at cutoff l on each list truncated at l (D-NTCIR-eval runs `glabel -truncate l` and
@@ -32,7 +33,7 @@
 -- Also: jrel = R, jnonrel = judged documents of gain 0 (a Grelv line of GG 0), num_ret (the
 -- untruncated list length that `irec` sees), intent_num (intents with a relevant document) and,
 -- for 'I:<intent>' keys, the intent and Pr(i|q).
-CREATE OR REPLACE TEMP MACRO ev_ntd_gcompute(cutoff, beta, gamma, p, logb) AS TABLE
+CREATE OR REPLACE MACRO ev_ntd_gcompute(cutoff, beta, gamma, p, logb) AS TABLE
 WITH ideal AS (
     SELECT topic, key, any_value(num_rel) AS num_rel, any_value(hgain) AS hgain,
            sum(pow(gamma, rank - 1)) AS ncu_denom,

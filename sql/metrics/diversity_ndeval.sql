@@ -8,10 +8,11 @@
 -- number of subtopics of a topic with >= 1 relevant document; a topic with N = 0 scores 0
 -- (nNRBP: NaN, ndeval's 0/0). ndeval prints cutoffs 5, 10, 20 (its DEPTH is 20); other cutoffs
 -- extend the same definitions.
+-- source: ndeval.c 4.4 (TREC Web track); Clarke et al., SIGIR 2008; Clarke et al., ICTIR 2009; Agrawal et al., WSDM 2009
 
 -- block: ev_div_nsub
 -- N per topic: subtopics with at least one relevant document.
-CREATE OR REPLACE TEMP MACRO ev_div_nsub() AS TABLE
+CREATE OR REPLACE MACRO ev_div_nsub() AS TABLE
 SELECT topic, count(DISTINCT intent) AS n
 FROM ev_div_judgment
 WHERE rel > 0
@@ -19,13 +20,13 @@ GROUP BY topic;
 
 -- block: ev_div_disc
 -- ndeval's discount: 1 at rank 1, log(2)/log(r+1) after.
-CREATE OR REPLACE TEMP MACRO ev_div_disc(r) AS
+CREATE OR REPLACE MACRO ev_div_disc(r) AS
 CASE WHEN r <= 1 THEN 1.0 ELSE ln(2.0) / ln(r + 1.0) END;
 
 -- block: ev_div_ng
 -- The novelty gain of each rank of the run lists, ng(r) = sum_j I_j(r) (1-alpha)^C_j(r-1), where
 -- C_j(r-1) counts the documents relevant to subtopic j above rank r; pairs = sum_j I_j(r).
-CREATE OR REPLACE TEMP MACRO ev_div_ng(alpha) AS TABLE
+CREATE OR REPLACE MACRO ev_div_ng(alpha) AS TABLE
 SELECT run_id, topic, rank, sum(pow(1.0 - alpha, prior)) AS ng, count(*) AS pairs
 FROM (
     SELECT run_id, topic, rank,
@@ -38,7 +39,7 @@ GROUP BY run_id, topic, rank;
 
 -- block: ev_div_ideal_ng
 -- The same novelty gains along the greedy ideal list of each topic (full depth).
-CREATE OR REPLACE TEMP MACRO ev_div_ideal_ng(alpha) AS TABLE
+CREATE OR REPLACE MACRO ev_div_ideal_ng(alpha) AS TABLE
 SELECT topic, rank, sum(pow(1.0 - alpha, prior)) AS ng
 FROM (
     SELECT i.topic, i.rank,
@@ -55,7 +56,7 @@ GROUP BY topic, rank;
 -- ng(r)/r divided by the same sums over the "ideal ideal" list whose rank r has gain
 -- N (1-alpha)^(r-1) (rank 1 alone is never divided). alpha-nDCG@k and nERR-IA@k divide these by
 -- the greedy ideal list's values, only when the run's alpha-DCG@k is not 0.
-CREATE OR REPLACE TEMP MACRO ev_div_ndeval_at(alpha, cutoff) AS TABLE
+CREATE OR REPLACE MACRO ev_div_ndeval_at(alpha, cutoff) AS TABLE
 WITH run_at AS (
     SELECT run_id, topic, sum(ng * ev_div_disc(rank)) AS dcg, sum(ng / rank) AS err
     FROM ev_div_ng(alpha)
@@ -96,7 +97,7 @@ FROM normed;
 
 -- block: ev_div_cover_at
 -- Subtopic-document pairs and distinct subtopics covered in the top k, with N.
-CREATE OR REPLACE TEMP MACRO ev_div_cover_at(cutoff) AS TABLE
+CREATE OR REPLACE MACRO ev_div_cover_at(cutoff) AS TABLE
 SELECT b.run_id, b.topic, coalesce(n.n, 0) AS n, coalesce(c.pairs, 0) AS pairs,
        coalesce(c.covered, 0) AS covered
 FROM ev_base() b
@@ -110,7 +111,7 @@ LEFT JOIN (SELECT run_id, topic, count(*) AS pairs, count(DISTINCT intent) AS co
 -- nNRBP divides by the same sum over the whole greedy ideal list (0/0 = NaN for N = 0). A
 -- topic that only -c adds (absent from the run) is 0: ndeval never evaluates it, it only
 -- counts in the amean's denominator (ndeval.c main: actualTopics = qTopics).
-CREATE OR REPLACE TEMP MACRO ev_div_nrbp(alpha, beta) AS TABLE
+CREATE OR REPLACE MACRO ev_div_nrbp(alpha, beta) AS TABLE
 WITH run_s AS (
     SELECT run_id, topic, sum(ng * pow(beta, rank - 1)) AS s
     FROM ev_div_ng(alpha) GROUP BY run_id, topic
@@ -139,58 +140,51 @@ SELECT run_id, topic, nrbp,
 FROM valued;
 
 -- measure: ERR-IA
--- macro: div_err_ia
 -- params: cutoff INTEGER = 5,10,20; alpha DOUBLE = 0.5
 -- summary: mean
 -- doc: ndeval's ERR-IA@k: sum_{r<=k} ng(r)/r over the ideal-ideal normaliser.
-CREATE OR REPLACE TEMP MACRO div_err_ia(cutoff, alpha) AS TABLE
+CREATE OR REPLACE MACRO m_div_err_ia(cutoff, alpha) AS TABLE
 SELECT run_id, topic, err_ia AS value FROM ev_div_ndeval_at(alpha, cutoff);
 
 -- measure: nERR-IA
--- macro: div_nerr_ia
 -- params: cutoff INTEGER = 5,10,20; alpha DOUBLE = 0.5
 -- summary: mean
 -- doc: ndeval's nERR-IA@k: ERR-IA@k of the run over that of the greedy ideal list.
-CREATE OR REPLACE TEMP MACRO div_nerr_ia(cutoff, alpha) AS TABLE
+CREATE OR REPLACE MACRO m_div_nerr_ia(cutoff, alpha) AS TABLE
 SELECT run_id, topic, nerr_ia AS value FROM ev_div_ndeval_at(alpha, cutoff);
 
 -- measure: alpha-DCG
--- macro: div_alpha_dcg
 -- params: cutoff INTEGER = 5,10,20; alpha DOUBLE = 0.5
 -- summary: mean
 -- doc: ndeval's alpha-DCG@k: sum_{r<=k} ng(r)/log2(r+1) over the ideal-ideal normaliser.
-CREATE OR REPLACE TEMP MACRO div_alpha_dcg(cutoff, alpha) AS TABLE
+CREATE OR REPLACE MACRO m_div_alpha_dcg(cutoff, alpha) AS TABLE
 SELECT run_id, topic, alpha_dcg AS value FROM ev_div_ndeval_at(alpha, cutoff);
 
 -- measure: alpha-nDCG
--- macro: div_alpha_ndcg
 -- params: cutoff INTEGER = 5,10,20; alpha DOUBLE = 0.5
 -- summary: mean
 -- doc: alpha-nDCG@k (Clarke et al. 2008): alpha-DCG@k over that of the greedy ideal list.
-CREATE OR REPLACE TEMP MACRO div_alpha_ndcg(cutoff, alpha) AS TABLE
+CREATE OR REPLACE MACRO m_div_alpha_ndcg(cutoff, alpha) AS TABLE
 SELECT run_id, topic, alpha_ndcg AS value FROM ev_div_ndeval_at(alpha, cutoff);
 
 -- measure: NRBP
--- macro: div_nrbp
 -- params: alpha DOUBLE = 0.5; beta DOUBLE = 0.5
 -- summary: mean
 -- doc: Novelty- and rank-biased precision (Clarke et al. ICTIR 2009) over the whole list.
-CREATE OR REPLACE TEMP MACRO div_nrbp(alpha, beta) AS TABLE
+CREATE OR REPLACE MACRO m_div_nrbp(alpha, beta) AS TABLE
 SELECT run_id, topic, nrbp AS value FROM ev_div_nrbp(alpha, beta);
 
 -- measure: nNRBP
--- macro: div_nnrbp
 -- params: alpha DOUBLE = 0.5; beta DOUBLE = 0.5
 -- summary: mean
 -- doc: NRBP over that of the greedy ideal list (NaN when the topic has no relevant document).
-CREATE OR REPLACE TEMP MACRO div_nnrbp(alpha, beta) AS TABLE
+CREATE OR REPLACE MACRO m_div_nnrbp(alpha, beta) AS TABLE
 SELECT run_id, topic, nnrbp AS value FROM ev_div_nrbp(alpha, beta);
 
 -- measure: MAP-IA
--- macro: div_map_ia
 -- summary: mean
 -- doc: Intent-aware AP over the whole list: (1/N) sum_j (1/R_j) sum_{r: I_j(r)} C_j(r)/r.
-CREATE OR REPLACE TEMP MACRO div_map_ia() AS TABLE
+CREATE OR REPLACE MACRO m_div_map_ia() AS TABLE
 WITH running AS (
     SELECT run_id, topic, intent, rank,
            count(*) OVER (PARTITION BY run_id, topic, intent ORDER BY rank
@@ -216,19 +210,17 @@ LEFT JOIN ev_div_nsub() n ON n.topic = b.topic
 LEFT JOIN summed s ON s.run_id = b.run_id AND s.topic = b.topic;
 
 -- measure: P-IA
--- macro: div_p_ia
 -- params: cutoff INTEGER = 5,10,20
 -- summary: mean
 -- doc: Intent-aware precision@k: relevant (subtopic, document) pairs in the top k over k N.
-CREATE OR REPLACE TEMP MACRO div_p_ia(cutoff) AS TABLE
+CREATE OR REPLACE MACRO m_div_p_ia(cutoff) AS TABLE
 SELECT run_id, topic, CASE WHEN n > 0 THEN pairs / (cutoff * n) ELSE 0.0 END AS value
 FROM ev_div_cover_at(cutoff);
 
 -- measure: strec
--- macro: div_strec
 -- params: cutoff INTEGER = 5,10,20
 -- summary: mean
 -- doc: Subtopic recall@k (Zhai et al. 2003): subtopics covered in the top k over N.
-CREATE OR REPLACE TEMP MACRO div_strec(cutoff) AS TABLE
+CREATE OR REPLACE MACRO m_div_strec(cutoff) AS TABLE
 SELECT run_id, topic, CASE WHEN n > 0 THEN covered / n ELSE 0.0 END AS value
 FROM ev_div_cover_at(cutoff);

@@ -1,4 +1,4 @@
--- Diversity measures of NTCIREVAL 190111 (Sakai; seed 001; docs/diversity_semantics.md
+-- Diversity measures of NTCIREVAL 190111 (Sakai; Sakai 2012; docs/diversity_semantics.md
 -- section 2): D-, DIN- and intent-aware (IA) measures, I-rec, the # combinations, P+Q, and the
 -- gold-standard helpers Ef-P and PMP. Context (sql/context.sql, irwarehouse.diversity.prepare):
 --   ev_div_judgment(topic, intent, doc, rel)        per-intent levels (Dqrels L0..L9),
@@ -10,12 +10,13 @@
 -- measure at cutoff l is computed on the list truncated at l, as NTCIREVAL's scripts do
 -- (glabel -truncate l). Arithmetic is exact: NTCIREVAL's text round trips (%.6g, %.4f) can move
 -- its printed values by 1e-4.
+-- source: NTCIREVAL 190111 (D-NTCIR-eval, DIN-NTCIR-eval, D-NTCIR-IAeval); Sakai & Song, SIGIR 2011; Sakai, IPSJ Journal of Information Processing 2012
 
 -- block: ev_ntd_intent
 -- The intents of each topic that have a relevant document, with Pr(i|q) (uniform over them when
 -- the topic has no probabilities; 0 for an intent missing from a topic's probabilities) and
 -- the type ('inf' unless 'nav').
-CREATE OR REPLACE TEMP MACRO ev_ntd_intent() AS TABLE
+CREATE OR REPLACE MACRO ev_ntd_intent() AS TABLE
 WITH rel_intents AS (
     SELECT topic, intent FROM ev_div_judgment WHERE rel >= 1 GROUP BY topic, intent
 ),
@@ -30,8 +31,8 @@ FROM rel_intents ri
 LEFT JOIN ev_div_intent i ON i.topic = ri.topic AND i.intent = ri.intent;
 
 -- block: ev_ntd_gg
--- The global gain of each relevant document, GG(d) = sum_i Pr(i|q) g_i(d) (seed 001 eq 6).
-CREATE OR REPLACE TEMP MACRO ev_ntd_gg() AS TABLE
+-- The global gain of each relevant document, GG(d) = sum_i Pr(i|q) g_i(d) (Sakai 2012 eq 6).
+CREATE OR REPLACE MACRO ev_ntd_gg() AS TABLE
 SELECT j.topic, j.doc, sum(i.prob * j.gain) AS gg
 FROM ev_div_judgment j
 JOIN ev_ntd_intent() i ON i.topic = j.topic AND i.intent = j.intent
@@ -41,8 +42,8 @@ GROUP BY j.topic, j.doc;
 -- block: ev_ntd_lists
 -- The system gain lists, relevant ranks only (gain > 0), one per key: 'D' (global gain), 'DIN'
 -- (global gain where a navigational intent counts only at its first relevant document of the
--- list, seed 001 eq 8) and 'I:<intent>' (the intent's own level).
-CREATE OR REPLACE TEMP MACRO ev_ntd_lists() AS TABLE
+-- list, Sakai 2012 eq 8) and 'I:<intent>' (the intent's own level).
+CREATE OR REPLACE MACRO ev_ntd_lists() AS TABLE
 WITH firsts AS (
     SELECT run_id, topic, rank, intent, rel, gain,
            min(rank) OVER (PARTITION BY run_id, topic, intent) AS first_rank
@@ -67,7 +68,7 @@ FROM ev_div_ranked WHERE rel >= 1 AND gain > 0;
 -- block: ev_ntd_ideals
 -- The ideal lists (gain > 0, descending) with their cumulative gain: the global gains for 'D'
 -- and 'DIN' (NTCIREVAL's Grelv; the DIN ideal is not reduced), the intent's levels for 'I:<i>'.
-CREATE OR REPLACE TEMP MACRO ev_ntd_ideals() AS TABLE
+CREATE OR REPLACE MACRO ev_ntd_ideals() AS TABLE
 WITH lists AS (
     SELECT g.topic, k.key, g.gg AS gain
     FROM ev_ntd_gg() g CROSS JOIN (VALUES ('D'), ('DIN')) k(key)
@@ -97,9 +98,9 @@ FROM ranked;
 --   ap     = sum_{r<=l, J(r)} C(r)/r / min(l, R),
 --   err    = sum_r (1/r) (g(r)/(h+1)) prod_{k<r} (1 - g(k)/(h+1)), h the largest ideal gain;
 --   nerr   = err over the ideal's,
---   pplus  = P+ (seed 001 eq 11): sum_{r<=rp, J(r)} BR(r) / C(rp), rp the first rank of the
+--   pplus  = P+ (Sakai 2012 eq 11): sum_{r<=rp, J(r)} BR(r) / C(rp), rp the first rank of the
 --            largest gain in the truncated list.
-CREATE OR REPLACE TEMP MACRO ev_ntd_at(cutoff, beta) AS TABLE
+CREATE OR REPLACE MACRO ev_ntd_at(cutoff, beta) AS TABLE
 WITH stats AS (
     SELECT topic, key, any_value(num_rel) AS num_rel, any_value(hgain) AS hgain,
            sum(gain / ln(rank + 1.0)) FILTER (WHERE rank <= cutoff) AS msdcg,
@@ -151,7 +152,7 @@ LEFT JOIN agg a ON a.run_id = b.run_id AND a.topic = b.topic AND a.key = s.key;
 
 -- block: ev_ntd_key
 -- One key's values for every evaluated (run, topic); 0 for a topic without relevant documents.
-CREATE OR REPLACE TEMP MACRO ev_ntd_key(cutoff, beta, which) AS TABLE
+CREATE OR REPLACE MACRO ev_ntd_key(cutoff, beta, which) AS TABLE
 SELECT b.run_id, b.topic, coalesce(x.msndcg, 0.0) AS msndcg, coalesce(x.q, 0.0) AS q
 FROM ev_base() b
 LEFT JOIN (SELECT * FROM ev_ntd_at(cutoff, beta) WHERE key = which) x
@@ -159,7 +160,7 @@ LEFT JOIN (SELECT * FROM ev_ntd_at(cutoff, beta) WHERE key = which) x
 
 -- block: ev_ntd_irec
 -- I-rec@l: intents with a relevant document covered by the top l over the intents with one.
-CREATE OR REPLACE TEMP MACRO ev_ntd_irec(cutoff) AS TABLE
+CREATE OR REPLACE MACRO ev_ntd_irec(cutoff) AS TABLE
 SELECT b.run_id, b.topic,
        CASE WHEN coalesce(n.n, 0) > 0 THEN coalesce(c.covered, 0) / n.n ELSE 0.0 END AS value
 FROM ev_base() b
@@ -173,7 +174,7 @@ LEFT JOIN (SELECT run_id, topic, count(DISTINCT intent) AS covered FROM ev_div_r
 -- Intent-aware sums over the intents with a relevant document: sum_i Pr(i|q) M_i@l. With
 -- `printed` <> 0 each M_i is first rounded to 4 decimals, as NTCIREVAL's D-NTCIR-IAeval sums
 -- the %.4f values gcompute printed.
-CREATE OR REPLACE TEMP MACRO ev_ntd_ia(cutoff, beta, printed) AS TABLE
+CREATE OR REPLACE MACRO ev_ntd_ia(cutoff, beta, printed) AS TABLE
 WITH per_intent AS (
     SELECT x.run_id, x.topic, i.prob, i.intent_type,
            CASE WHEN printed <> 0 THEN round(x.msndcg, 4) ELSE x.msndcg END AS msndcg,
@@ -197,29 +198,27 @@ LEFT JOIN per_intent p ON p.run_id = b.run_id AND p.topic = b.topic
 GROUP BY b.run_id, b.topic;
 
 -- block: ev_ntd_sharp
--- The # combination gamma I-rec@l + (1 - gamma) M@l (Sakai and Song; seed 001). With printed
+-- The # combination gamma I-rec@l + (1 - gamma) M@l (Sakai and Song; Sakai 2012). With printed
 -- <> 0 the components are first rounded to 4 decimals: NTCIREVAL's D-NTCIR-eval and
 -- DIN-NTCIR-eval read I-rec@l and Q@l / MSnDCG@l back from ntcir_eval's %.4f output and
 -- combine them in awk, so their D#/DIN# lines can differ from exact arithmetic by 1e-4
 -- (TRECRUN.l10.Dnev topic 0003: D#-nDCG@0010 0.4022 vs 0.40215 exactly).
-CREATE OR REPLACE TEMP MACRO ev_ntd_sharp(gamma, irec, m, printed) AS
+CREATE OR REPLACE MACRO ev_ntd_sharp(gamma, irec, m, printed) AS
 CASE WHEN printed <> 0 THEN gamma * round(irec, 4) + (1.0 - gamma) * round(m, 4)
      ELSE gamma * irec + (1.0 - gamma) * m END;
 
 -- measure: I-rec
--- macro: ntd_irec
 -- params: cutoff INTEGER = 10
 -- summary: mean
 -- doc: Intent recall@l (NTCIREVAL irec): share of the intents with a relevant document that the
 --      top l covers.
-CREATE OR REPLACE TEMP MACRO ntd_irec(cutoff) AS TABLE
+CREATE OR REPLACE MACRO m_ntd_irec(cutoff) AS TABLE
 SELECT run_id, topic, value FROM ev_ntd_irec(cutoff);
 
 -- measure: I-rec@n
--- macro: ntd_irec_n
 -- summary: mean
 -- doc: I-rec@n (NTCIREVAL irec): I-rec at l = n, the number of intents with a relevant document.
-CREATE OR REPLACE TEMP MACRO ntd_irec_n() AS TABLE
+CREATE OR REPLACE MACRO m_ntd_irec_n() AS TABLE
 WITH n AS (
     SELECT topic, count(*) AS n FROM ev_ntd_intent() GROUP BY topic
 ),
@@ -236,158 +235,141 @@ LEFT JOIN n ON n.topic = b.topic
 LEFT JOIN covered c ON c.run_id = b.run_id AND c.topic = b.topic;
 
 -- measure: D-nDCG
--- macro: ntd_d_ndcg
 -- params: cutoff INTEGER = 10
 -- summary: mean
--- doc: D-nDCG@l (Sakai and Song; seed 001 eq 6): MSnDCG@l on global gains sum_i Pr(i|q) g_i(d).
-CREATE OR REPLACE TEMP MACRO ntd_d_ndcg(cutoff) AS TABLE
+-- doc: D-nDCG@l (Sakai and Song; Sakai 2012 eq 6): MSnDCG@l on global gains sum_i Pr(i|q) g_i(d).
+CREATE OR REPLACE MACRO m_ntd_d_ndcg(cutoff) AS TABLE
 SELECT run_id, topic, msndcg AS value FROM ev_ntd_key(cutoff, 1.0, 'D');
 
 -- measure: D-Q
--- macro: ntd_d_q
 -- params: cutoff INTEGER = 10; beta DOUBLE = 1
 -- summary: mean
 -- doc: D-Q@l: Q@l (sum of blended ratios over min(l, R)) on global gains.
-CREATE OR REPLACE TEMP MACRO ntd_d_q(cutoff, beta) AS TABLE
+CREATE OR REPLACE MACRO m_ntd_d_q(cutoff, beta) AS TABLE
 SELECT run_id, topic, q AS value FROM ev_ntd_key(cutoff, beta, 'D');
 
 -- measure: DIN-nDCG
--- macro: ntd_din_ndcg
 -- params: cutoff INTEGER = 10
 -- summary: mean
--- doc: DIN-nDCG@l (seed 001 eq 8): D-nDCG@l where a navigational intent gains only at its first
+-- doc: DIN-nDCG@l (Sakai 2012 eq 8): D-nDCG@l where a navigational intent gains only at its first
 --      relevant document; the ideal list is D's.
-CREATE OR REPLACE TEMP MACRO ntd_din_ndcg(cutoff) AS TABLE
+CREATE OR REPLACE MACRO m_ntd_din_ndcg(cutoff) AS TABLE
 SELECT run_id, topic, msndcg AS value FROM ev_ntd_key(cutoff, 1.0, 'DIN');
 
 -- measure: DIN-Q
--- macro: ntd_din_q
 -- params: cutoff INTEGER = 10; beta DOUBLE = 1
 -- summary: mean
 -- doc: DIN-Q@l: D-Q@l with DIN gains (a document whose DIN gain is 0 is not relevant).
-CREATE OR REPLACE TEMP MACRO ntd_din_q(cutoff, beta) AS TABLE
+CREATE OR REPLACE MACRO m_ntd_din_q(cutoff, beta) AS TABLE
 SELECT run_id, topic, q AS value FROM ev_ntd_key(cutoff, beta, 'DIN');
 
 -- measure: D#-nDCG
--- macro: ntd_dsharp_ndcg
 -- params: cutoff INTEGER = 10; gamma DOUBLE = 0.5; printed INTEGER = 0
 -- summary: mean
 -- doc: D#-nDCG@l = gamma I-rec@l + (1 - gamma) D-nDCG@l.
 --      printed=1 combines the 4-decimal components, as NTCIREVAL's D-NTCIR-eval awk does.
-CREATE OR REPLACE TEMP MACRO ntd_dsharp_ndcg(cutoff, gamma, printed) AS TABLE
+CREATE OR REPLACE MACRO m_ntd_dsharp_ndcg(cutoff, gamma, printed) AS TABLE
 SELECT d.run_id, d.topic, ev_ntd_sharp(gamma, i.value, d.msndcg, printed) AS value
 FROM ev_ntd_key(cutoff, 1.0, 'D') d
 JOIN ev_ntd_irec(cutoff) i ON i.run_id = d.run_id AND i.topic = d.topic;
 
 -- measure: D#-Q
--- macro: ntd_dsharp_q
 -- params: cutoff INTEGER = 10; gamma DOUBLE = 0.5; beta DOUBLE = 1; printed INTEGER = 0
 -- summary: mean
 -- doc: D#-Q@l = gamma I-rec@l + (1 - gamma) D-Q@l.
 --      printed=1 combines the 4-decimal components, as NTCIREVAL's D-NTCIR-eval awk does.
-CREATE OR REPLACE TEMP MACRO ntd_dsharp_q(cutoff, gamma, beta, printed) AS TABLE
+CREATE OR REPLACE MACRO m_ntd_dsharp_q(cutoff, gamma, beta, printed) AS TABLE
 SELECT d.run_id, d.topic, ev_ntd_sharp(gamma, i.value, d.q, printed) AS value
 FROM ev_ntd_key(cutoff, beta, 'D') d
 JOIN ev_ntd_irec(cutoff) i ON i.run_id = d.run_id AND i.topic = d.topic;
 
 -- measure: DIN#-nDCG
--- macro: ntd_dinsharp_ndcg
 -- params: cutoff INTEGER = 10; gamma DOUBLE = 0.5; printed INTEGER = 0
 -- summary: mean
 -- doc: DIN#-nDCG@l = gamma I-rec@l + (1 - gamma) DIN-nDCG@l.
 --      printed=1 combines the 4-decimal components, as NTCIREVAL's D-NTCIR-eval awk does.
-CREATE OR REPLACE TEMP MACRO ntd_dinsharp_ndcg(cutoff, gamma, printed) AS TABLE
+CREATE OR REPLACE MACRO m_ntd_dinsharp_ndcg(cutoff, gamma, printed) AS TABLE
 SELECT d.run_id, d.topic, ev_ntd_sharp(gamma, i.value, d.msndcg, printed) AS value
 FROM ev_ntd_key(cutoff, 1.0, 'DIN') d
 JOIN ev_ntd_irec(cutoff) i ON i.run_id = d.run_id AND i.topic = d.topic;
 
 -- measure: DIN#-Q
--- macro: ntd_dinsharp_q
 -- params: cutoff INTEGER = 10; gamma DOUBLE = 0.5; beta DOUBLE = 1; printed INTEGER = 0
 -- summary: mean
 -- doc: DIN#-Q@l = gamma I-rec@l + (1 - gamma) DIN-Q@l.
 --      printed=1 combines the 4-decimal components, as NTCIREVAL's D-NTCIR-eval awk does.
-CREATE OR REPLACE TEMP MACRO ntd_dinsharp_q(cutoff, gamma, beta, printed) AS TABLE
+CREATE OR REPLACE MACRO m_ntd_dinsharp_q(cutoff, gamma, beta, printed) AS TABLE
 SELECT d.run_id, d.topic, ev_ntd_sharp(gamma, i.value, d.q, printed) AS value
 FROM ev_ntd_key(cutoff, beta, 'DIN') d
 JOIN ev_ntd_irec(cutoff) i ON i.run_id = d.run_id AND i.topic = d.topic;
 
 -- measure: IA-nDCG
--- macro: ntd_ia_ndcg
 -- params: cutoff INTEGER = 10; printed INTEGER = 0
 -- summary: mean
 -- doc: Intent-aware MSnDCG@l, sum_i Pr(i|q) MSnDCG_i@l (NTCIREVAL's IA-MSnDCG); printed=1
 --      sums the 4-decimal values, as NTCIREVAL's D-NTCIR-IAeval does.
-CREATE OR REPLACE TEMP MACRO ntd_ia_ndcg(cutoff, printed) AS TABLE
+CREATE OR REPLACE MACRO m_ntd_ia_ndcg(cutoff, printed) AS TABLE
 SELECT run_id, topic, msndcg AS value FROM ev_ntd_ia(cutoff, 1.0, printed);
 
 -- measure: IA-Q
--- macro: ntd_ia_q
 -- params: cutoff INTEGER = 10; beta DOUBLE = 1
 -- summary: mean
 -- doc: Intent-aware Q@l, sum_i Pr(i|q) Q_i@l.
-CREATE OR REPLACE TEMP MACRO ntd_ia_q(cutoff, beta) AS TABLE
+CREATE OR REPLACE MACRO m_ntd_ia_q(cutoff, beta) AS TABLE
 SELECT run_id, topic, q AS value FROM ev_ntd_ia(cutoff, beta, 0);
 
 -- measure: IA-AP
--- macro: ntd_ia_ap
 -- params: cutoff INTEGER = 10
 -- summary: mean
 -- doc: Intent-aware AP@l, sum_i Pr(i|q) AP_i@l (AP@l divides by min(l, R_i)).
-CREATE OR REPLACE TEMP MACRO ntd_ia_ap(cutoff) AS TABLE
+CREATE OR REPLACE MACRO m_ntd_ia_ap(cutoff) AS TABLE
 SELECT run_id, topic, ap AS value FROM ev_ntd_ia(cutoff, 1.0, 0);
 
 -- measure: IA-ERR
--- macro: ntd_ia_err
 -- params: cutoff INTEGER = 10; printed INTEGER = 0
 -- summary: mean
 -- doc: Intent-aware ERR@l with NTCIREVAL's stopping probability g/(hgain+1) per intent;
 --      printed=1 sums the 4-decimal values, as NTCIREVAL's D-NTCIR-IAeval does.
-CREATE OR REPLACE TEMP MACRO ntd_ia_err(cutoff, printed) AS TABLE
+CREATE OR REPLACE MACRO m_ntd_ia_err(cutoff, printed) AS TABLE
 SELECT run_id, topic, err AS value FROM ev_ntd_ia(cutoff, 1.0, printed);
 
 -- measure: IA-nERR
--- macro: ntd_ia_nerr
 -- params: cutoff INTEGER = 10; printed INTEGER = 0
 -- summary: mean
 -- doc: Intent-aware nERR@l, sum_i Pr(i|q) nERR_i@l; printed=1 sums the 4-decimal values, as
 --      NTCIREVAL's D-NTCIR-IAeval does.
-CREATE OR REPLACE TEMP MACRO ntd_ia_nerr(cutoff, printed) AS TABLE
+CREATE OR REPLACE MACRO m_ntd_ia_nerr(cutoff, printed) AS TABLE
 SELECT run_id, topic, nerr AS value FROM ev_ntd_ia(cutoff, 1.0, printed);
 
 -- measure: SUMp
--- macro: ntd_sump
 -- summary: mean
 -- doc: Sum of Pr(i|q) over the intents with a relevant document (NTCIREVAL's SUMp).
-CREATE OR REPLACE TEMP MACRO ntd_sump() AS TABLE
+CREATE OR REPLACE MACRO m_ntd_sump() AS TABLE
 SELECT run_id, topic, sump AS value FROM ev_ntd_ia(1, 1.0, 0);
 
 -- measure: P+Q
--- macro: ntd_pplusq
 -- params: cutoff INTEGER = 10; beta DOUBLE = 1
 -- summary: mean
--- doc: P+Q@l (seed 001 eq 12): sum over informational intents of Pr Q_i@l plus over
+-- doc: P+Q@l (Sakai 2012 eq 12): sum over informational intents of Pr Q_i@l plus over
 --      navigational ones of Pr P+_i (its preferred rank within the top l).
-CREATE OR REPLACE TEMP MACRO ntd_pplusq(cutoff, beta) AS TABLE
+CREATE OR REPLACE MACRO m_ntd_pplusq(cutoff, beta) AS TABLE
 SELECT run_id, topic, pplusq AS value FROM ev_ntd_ia(cutoff, beta, 0);
 
 -- measure: P+Q#
--- macro: ntd_pplusq_sharp
 -- params: cutoff INTEGER = 10; gamma DOUBLE = 0.5; beta DOUBLE = 1
 -- summary: mean
 -- doc: P+Q#@l = gamma I-rec@l + (1 - gamma) P+Q@l.
-CREATE OR REPLACE TEMP MACRO ntd_pplusq_sharp(cutoff, gamma, beta) AS TABLE
+CREATE OR REPLACE MACRO m_ntd_pplusq_sharp(cutoff, gamma, beta) AS TABLE
 SELECT p.run_id, p.topic, gamma * i.value + (1.0 - gamma) * p.pplusq AS value
 FROM ev_ntd_ia(cutoff, beta, 0) p
 JOIN ev_ntd_irec(cutoff) i ON i.run_id = p.run_id AND i.topic = p.topic;
 
 -- measure: Ef-P
--- macro: ntd_efp
 -- params: cutoff INTEGER = 10
 -- summary: mean
--- doc: Effective precision@l (seed 001 section 4.2): share of the top l relevant to some
+-- doc: Effective precision@l (Sakai 2012 section 4.2): share of the top l relevant to some
 --      informational intent or holding the first relevant document of a navigational one.
-CREATE OR REPLACE TEMP MACRO ntd_efp(cutoff) AS TABLE
+CREATE OR REPLACE MACRO m_ntd_efp(cutoff) AS TABLE
 WITH effective AS (
     SELECT run_id, topic, count(DISTINCT rank) AS n
     FROM (
@@ -405,12 +387,11 @@ FROM ev_base() b
 LEFT JOIN effective e ON e.run_id = b.run_id AND e.topic = b.topic;
 
 -- measure: PMP
--- macro: ntd_pmp
 -- params: cutoff INTEGER = 10
 -- summary: mean
 -- doc: Precision@l for the most probable intent of the topic's probabilities (uniform: every
 --      intent with a relevant document); ties go to the first intent (numbers, then names).
-CREATE OR REPLACE TEMP MACRO ntd_pmp(cutoff) AS TABLE
+CREATE OR REPLACE MACRO m_ntd_pmp(cutoff) AS TABLE
 WITH candidates AS (
     SELECT topic, intent, probability AS prob FROM ev_div_intent WHERE probability IS NOT NULL
     UNION ALL

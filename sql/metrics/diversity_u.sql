@@ -1,4 +1,4 @@
--- The diversity forms of the U-measure (Sakai & Dou, SIGIR 2013; seed 000 section 3.1 eq 30-31,
+-- The diversity forms of the U-measure (Sakai & Dou, SIGIR 2013; Sakai 2014 section 3.1 eq 30-31,
 -- Fig 4): U over a linear-traversal trailtext as sql/metrics/trailtext.sql defines it,
 --   pos(r) = snippet * r + F * sum_{k<=r, k read} len(k),  D(pos) = max(0, 1 - pos/L),
 -- with per-intent gains g_i = (2^level_i - 1) / 2^H (H = max_level, or the highest level judged
@@ -8,15 +8,16 @@
 --          one trailtext: F of a document is read when it is relevant to some intent;
 --   U-IA = sum_i Pr(i|q) U_i                                                          (eq 31)
 --          U_i on intent i's own trailtext: its user reads F of the documents relevant to i.
--- (With one trailtext for every intent, U-IA would equal D-U by linearity; seed 000 says they
+-- (With one trailtext for every intent, U-IA would equal D-U by linearity; Sakai 2014 says they
 -- "behave similarly", which the per-intent trailtexts give.) Lengths in characters from the
 -- `doc` table (missing_length when absent); the list is ev_div_listed (every retrieved
 -- document, ranks as ev_div_ranked, -M and -J applied).
+-- source: Sakai & Dou, SIGIR 2013; Sakai 2014 eq 30-31
 
 -- block: ev_ntd_u_docs
 -- The relevant (level >= 1) per-intent judgments of the retrieved documents, with the rank,
 -- the document's length in characters, Pr(i|q) and the gain (2^level - 1)/2^H.
-CREATE OR REPLACE TEMP MACRO ev_ntd_u_docs(max_level, missing_length) AS TABLE
+CREATE OR REPLACE MACRO ev_ntd_u_docs(max_level, missing_length) AS TABLE
 WITH top_level AS (
     SELECT topic, max(rel) AS h FROM ev_div_judgment GROUP BY topic
 )
@@ -31,13 +32,12 @@ JOIN top_level t ON t.topic = l.topic
 WHERE j.rel >= 1;
 
 -- measure: D-U
--- macro: ntd_d_u
 -- params: snippet DOUBLE = 200; f DOUBLE = 0.2; l DOUBLE = 132000; norm DOUBLE = 1; max_level INTEGER = 0; missing_length DOUBLE = 0
 -- needs: div_listed
 -- summary: mean
--- doc: D-U (Sakai & Dou 2013; seed 000 eq 30 in eq 19): U-measure with the global gain
+-- doc: D-U (Sakai & Dou 2013; Sakai 2014 eq 30 in eq 19): U-measure with the global gain
 --      sum_i Pr(i|q) (2^l_i - 1)/2^H, F of every document relevant to some intent read.
-CREATE OR REPLACE TEMP MACRO ntd_d_u(snippet, f, l, norm, max_level, missing_length) AS TABLE
+CREATE OR REPLACE MACRO m_ntd_d_u(snippet, f, l, norm, max_level, missing_length) AS TABLE
 WITH docs AS (
     SELECT run_id, topic, rank, any_value(len) AS len, sum(prob * gain) AS gg
     FROM ev_ntd_u_docs(max_level, missing_length)
@@ -58,13 +58,12 @@ FROM ev_base() b
 LEFT JOIN s ON s.run_id = b.run_id AND s.topic = b.topic;
 
 -- measure: U-IA
--- macro: ntd_u_ia
 -- params: snippet DOUBLE = 200; f DOUBLE = 0.2; l DOUBLE = 132000; norm DOUBLE = 1; max_level INTEGER = 0; missing_length DOUBLE = 0
 -- needs: div_listed
 -- summary: mean
--- doc: U-IA (Sakai & Dou 2013; seed 000 eq 31): sum_i Pr(i|q) U_i, U_i the U-measure of intent
+-- doc: U-IA (Sakai & Dou 2013; Sakai 2014 eq 31): sum_i Pr(i|q) U_i, U_i the U-measure of intent
 --      i's levels on its own trailtext (F of the documents relevant to i read).
-CREATE OR REPLACE TEMP MACRO ntd_u_ia(snippet, f, l, norm, max_level, missing_length) AS TABLE
+CREATE OR REPLACE MACRO m_ntd_u_ia(snippet, f, l, norm, max_level, missing_length) AS TABLE
 WITH placed AS (
     SELECT run_id, topic, intent, prob, gain,
            rank * snippet + f * sum(len) OVER (PARTITION BY run_id, topic, intent ORDER BY rank

@@ -22,13 +22,14 @@
 --   * for a topic whose judgments are all negative trec_eval reuses the level counts of the topic
 --     evaluated before it (stale state in form_res_rels.c); here it has no levels. This shows only
 --     with "-1=g" / "-2=g" gains.
+-- source: trec_eval 9.0.8 m_G.c, m_ndcg_rel.c, m_Rndcg.c
 
 -- block: ev_gain_table
 -- trec_eval's gain table per judged topic, one row per entry: the level=gain parameters first,
 -- then each level 0..max level of the topic's judgments that is not a parameter (gain = level);
 -- num_at_level = judged documents at that level (0 for absent or negative levels).
 -- walk_order is the position in which trec_eval's ideal walk visits the entry (1 = first).
-CREATE OR REPLACE TEMP MACRO ev_gain_table(gain_map) AS TABLE
+CREATE OR REPLACE MACRO ev_gain_table(gain_map) AS TABLE
 WITH level_counts AS (
     SELECT topic, rel AS level, count(*) AS num_at_level
     FROM ev_judgment WHERE rel >= 0
@@ -74,7 +75,7 @@ LEFT JOIN level_counts c ON c.topic = g.topic AND c.level = g.level;
 --   num_ideal = Rg, ideal_total = sum of all ideal gains (undiscounted).
 -- The walk starts only when the last entry of the sorted table has a positive gain, and it
 -- stops at the first entry (with documents) whose gain is <= 0.
-CREATE OR REPLACE TEMP MACRO ev_gain_ideal(gain_map) AS TABLE
+CREATE OR REPLACE MACRO ev_gain_ideal(gain_map) AS TABLE
 WITH gain_table AS (
     SELECT * FROM ev_gain_table(gain_map)
 ),
@@ -113,7 +114,7 @@ WINDOW w AS (PARTITION BY topic ORDER BY k ROWS UNBOUNDED PRECEDING);
 -- The evaluated lists with the length the gain measures see: num_ret, except that trec_eval
 -- 10.0 with -c scores a judged topic absent from the run as the one-document list
 -- ['ceci_nest_pas_un_docno'] (a document outside the qrels, so it has gain "-1=g").
-CREATE OR REPLACE TEMP MACRO ev_gain_lists() AS TABLE
+CREATE OR REPLACE MACRO ev_gain_lists() AS TABLE
 SELECT b.run_id, b.topic, b.num_rel,
        CASE WHEN NOT rt.in_run AND (SELECT max(trec_eval_version) FROM ev_options) >= 10
             THEN 1 ELSE b.num_ret END AS num_ret
@@ -126,7 +127,7 @@ JOIN ev_run_topic rt ON rt.run_id = b.run_id AND rt.topic = b.topic;
 -- Documents outside the qrels are the rank gaps of ev_ranked; they are listed only when
 -- gain_map gives them a gain (trec_eval's "-1=g"), and retrieved unjudged pool documents take
 -- "-2=g".
-CREATE OR REPLACE TEMP MACRO ev_gain_ranked(gain_map) AS TABLE
+CREATE OR REPLACE MACRO ev_gain_ranked(gain_map) AS TABLE
 WITH pooled AS (
     SELECT run_id, topic, rank,
            CASE WHEN rel >= 0 THEN coalesce(CAST(gain_map[rel] AS DOUBLE), CAST(rel AS DOUBLE))
@@ -157,7 +158,7 @@ WINDOW w AS (PARTITION BY run_id, topic ORDER BY rank ROWS UNBOUNDED PRECEDING);
 -- doc: trec_eval's normalised gain G (m_G.c): at each rank k with gain g(k) <> 0 add
 --      g(k) / log2(2 + cost(k) - sum_{j<=k} g(j)), cost(k) = sum_{j<=k} max(ideal_j, 1) with
 --      ideal_j = 0 past the ideal ranking; divide by the sum of the ideal gains (0 if none).
-CREATE OR REPLACE TEMP MACRO G(gains) AS TABLE
+CREATE OR REPLACE MACRO m_G(gains) AS TABLE
 WITH ideal AS (
     SELECT * FROM ev_gain_ideal(gains)
 ),
@@ -191,7 +192,7 @@ LEFT JOIN summed s ON s.run_id = b.run_id AND s.topic = b.topic;
 --      retrieved documents of positive gain at rank k of DCG(k)/IDCG(min(k, Rg)), plus
 --      (Rg - their number) * DCG(num_ret)/IDCG(Rg) for the ones not retrieved, divided by Rg,
 --      Rg = length of the ideal ranking; 0 when the sum is not positive.
-CREATE OR REPLACE TEMP MACRO ndcg_rel(gains) AS TABLE
+CREATE OR REPLACE MACRO m_ndcg_rel(gains) AS TABLE
 WITH ideal AS (
     SELECT * FROM ev_gain_ideal(gains)
 ),
@@ -238,7 +239,7 @@ FROM summed;
 --      the ranks b where the ideal gain changes (the ends of the ideal gain levels, the last one
 --      at Rg; DCG stops at num_ret), plus DCG(num_ret)/IDCG(Rg) when num_ret > Rg + 1.
 --      0 when R = 0 (R at the -l threshold); NaN (0/0, as trec_eval) when R > 0 but Rg = 0.
-CREATE OR REPLACE TEMP MACRO Rndcg(gains) AS TABLE
+CREATE OR REPLACE MACRO m_Rndcg(gains) AS TABLE
 WITH ideal AS (
     SELECT * FROM ev_gain_ideal(gains)
 ),

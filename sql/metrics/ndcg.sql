@@ -1,12 +1,13 @@
--- Discounted cumulative gain (seed 000 eq 6; Jarvelin & Kekalainen 2002; trec_eval m_ndcg.c,
+-- Discounted cumulative gain (Sakai 2014 eq 6; Jarvelin & Kekalainen 2002; trec_eval m_ndcg.c,
 -- m_ndcg_cut.c): DCG@k = sum_{r<=k} g(r)/log2(r+1) over the evaluated list, divided by the same
 -- sum over the ideal list (judged documents by gain, descending, positive gains only).
 -- `gain_map` is a MAP(level -> gain); levels it does not list keep gain = level.
+-- source: trec_eval m_ndcg.c, m_ndcg_cut.c; Järvelin & Kekäläinen, ACM TOIS 2002
 
 -- block: ev_ndcg_at
 -- nDCG truncated at `cutoff` (NULL = whole list) for every evaluated (run, topic); 0 when the
 -- ideal DCG is 0.
-CREATE OR REPLACE TEMP MACRO ev_ndcg_at(gain_map, cutoff) AS TABLE
+CREATE OR REPLACE MACRO ev_ndcg_at(gain_map, cutoff) AS TABLE
 WITH gained AS (
     SELECT r.run_id, r.topic, r.rank,
            CASE WHEN r.rel >= 0 THEN coalesce(CAST(gain_map[r.rel] AS DOUBLE), CAST(r.rel AS DOUBLE))
@@ -40,12 +41,12 @@ LEFT JOIN ideal i ON i.topic = b.topic;
 -- params: gains MAP = {}
 -- summary: mean
 -- doc: nDCG over the whole list; gains per level (trec_eval `ndcg.1=3,2=9`), default gain = level.
-CREATE OR REPLACE TEMP MACRO ndcg(gains) AS TABLE
+CREATE OR REPLACE MACRO m_ndcg(gains) AS TABLE
 SELECT run_id, topic, value FROM ev_ndcg_at(gains, NULL);
 
 -- measure: ndcg_cut
 -- params: cutoff INTEGER = 5,10,15,20,30,100,200,500,1000
 -- summary: mean
 -- doc: nDCG@k with gain = level (trec_eval ndcg_cut; ir_measures nDCG@k).
-CREATE OR REPLACE TEMP MACRO ndcg_cut(cutoff) AS TABLE
+CREATE OR REPLACE MACRO m_ndcg_cut(cutoff) AS TABLE
 SELECT run_id, topic, value FROM ev_ndcg_at(MAP {}::MAP(INTEGER, DOUBLE), cutoff);

@@ -1,15 +1,16 @@
 -- NTCIREVAL's `compute -j` family: bpref and its alternatives, Sakai, "Alternatives to bpref",
--- SIGIR 2007 (seed 000 eq 22-23), as ntcir_eval.c `eval_compute` computes them when given -j.
+-- SIGIR 2007 (Sakai 2014 eq 22-23), as ntcir_eval.c `eval_compute` computes them when given -j.
 -- They are meant for the condensed list (ntcir_eval `label -j`; here `-J`), where
 -- n(r) = r - C(r) is the number of judged non-relevant documents above rank r. Sums run over
 -- ranks with g(r) > 0. N = 0 makes bpref, bpref_N and rpref_N undefined (ntcir_eval refuses
 -- -j then): NULL here.
 -- penalty(r) = sum_{j<r, g(j) < g(r)} (g(r) - g(j))/g(r), over every document above r
 -- (an unjudged one, possible only without -J, counts as gain 0).
+-- source: NTCIREVAL ntcir_eval.c eval_compute (-j); Sakai, SIGIR 2007
 
 -- block: ntcir_bpref_rows
 -- The relevant ranks of each list with n(r) and penalty(r).
-CREATE OR REPLACE TEMP MACRO ntcir_bpref_rows(gains) AS TABLE
+CREATE OR REPLACE MACRO ntcir_bpref_rows(gains) AS TABLE
 WITH l AS (
     SELECT *, row_number() OVER (PARTITION BY run_id, topic ORDER BY rank) - 1 AS judged_above
     FROM ntcir_list(gains, 1.0)
@@ -27,7 +28,7 @@ FROM l LEFT JOIN pen p ON p.run_id = l.run_id AND p.topic = l.topic AND p.rank =
 WHERE l.g > 0;
 
 -- block: ntcir_bpref_sums
-CREATE OR REPLACE TEMP MACRO ntcir_bpref_sums(gains) AS TABLE
+CREATE OR REPLACE MACRO ntcir_bpref_sums(gains) AS TABLE
 WITH ideal AS (SELECT topic, max(icg) AS cg_r FROM ntcir_ideal(gains) GROUP BY topic),
 s AS (
     SELECT x.run_id, x.topic,
@@ -60,28 +61,28 @@ LEFT JOIN s ON s.run_id = b.run_id AND s.topic = b.topic;
 -- ntcir: bpref
 -- params: gains MAP = {}
 -- doc: bpref = (1/R) sum_rel [1 - min(R, n(r))/min(R, N)] (condensed list; ntcir_eval -j).
-CREATE OR REPLACE TEMP MACRO ntcir_bpref(gains) AS TABLE
+CREATE OR REPLACE MACRO m_ntcir_bpref(gains) AS TABLE
 SELECT run_id, topic, b / num_rel AS value FROM ntcir_bpref_sums(gains);
 
 -- measure: ntcir_bpref_r
 -- ntcir: bpref_R
 -- params: gains MAP = {}
 -- doc: bpref_R = (1/R) sum_rel [1 - min(R, n(r))/R] (Sakai SIGIR 2007; ntcir_eval -j).
-CREATE OR REPLACE TEMP MACRO ntcir_bpref_r(gains) AS TABLE
+CREATE OR REPLACE MACRO m_ntcir_bpref_r(gains) AS TABLE
 SELECT run_id, topic, b_r / num_rel AS value FROM ntcir_bpref_sums(gains);
 
 -- measure: ntcir_bpref_n
 -- ntcir: bpref_N
 -- params: gains MAP = {}
 -- doc: bpref_N = (1/R) sum_rel [1 - n(r)/N] (Sakai SIGIR 2007; ntcir_eval -j).
-CREATE OR REPLACE TEMP MACRO ntcir_bpref_n(gains) AS TABLE
+CREATE OR REPLACE MACRO m_ntcir_bpref_n(gains) AS TABLE
 SELECT run_id, topic, b_n / num_rel AS value FROM ntcir_bpref_sums(gains);
 
 -- measure: ntcir_bpref_relative
 -- ntcir: bpref_relative
 -- params: gains MAP = {}
 -- doc: bpref_relative = (1/R) sum_rel [1 - n(r)/(r-1)], 0 at r = 1 (ntcir_eval -j).
-CREATE OR REPLACE TEMP MACRO ntcir_bpref_relative(gains) AS TABLE
+CREATE OR REPLACE MACRO m_ntcir_bpref_relative(gains) AS TABLE
 SELECT run_id, topic, b_rel / num_rel AS value FROM ntcir_bpref_sums(gains);
 
 -- measure: ntcir_rpref_n
@@ -89,7 +90,7 @@ SELECT run_id, topic, b_rel / num_rel AS value FROM ntcir_bpref_sums(gains);
 -- params: gains MAP = {}
 -- doc: rpref_N = sum_rel g(r) [1 - penalty(r)/(R + N - cg*(R)/gmax)] / cg*(R), the graded
 --      bpref_N (Sakai SIGIR 2007; ntcir_eval -j).
-CREATE OR REPLACE TEMP MACRO ntcir_rpref_n(gains) AS TABLE
+CREATE OR REPLACE MACRO m_ntcir_rpref_n(gains) AS TABLE
 SELECT run_id, topic, r_n / cg_r AS value FROM ntcir_bpref_sums(gains);
 
 -- measure: ntcir_rpref_relative
@@ -97,12 +98,12 @@ SELECT run_id, topic, r_n / cg_r AS value FROM ntcir_bpref_sums(gains);
 -- params: gains MAP = {}
 -- doc: rpref_relative = sum_rel g(r) [1 - penalty(r)/(r-1)] / cg*(R), 0 at r = 1
 --      (ntcir_eval -j).
-CREATE OR REPLACE TEMP MACRO ntcir_rpref_relative(gains) AS TABLE
+CREATE OR REPLACE MACRO m_ntcir_rpref_relative(gains) AS TABLE
 SELECT run_id, topic, r_rel / cg_r AS value FROM ntcir_bpref_sums(gains);
 
 -- measure: ntcir_rpref_relative2
 -- ntcir: rpref_relative2
 -- params: gains MAP = {}
 -- doc: rpref_relative2 = sum_rel g(r) [1 - penalty(r)/r] / cg*(R) (ntcir_eval -j).
-CREATE OR REPLACE TEMP MACRO ntcir_rpref_relative2(gains) AS TABLE
+CREATE OR REPLACE MACRO m_ntcir_rpref_relative2(gains) AS TABLE
 SELECT run_id, topic, r_rel2 / cg_r AS value FROM ntcir_bpref_sums(gains);

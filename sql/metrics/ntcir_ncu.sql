@@ -6,10 +6,11 @@
 -- the blended ratio BR(r) (BR) or the "inverse effort" rbu_p^r (IE).
 -- Without a cutoff the stopping distribution is normalised by sum_{i=1..R} gamma^(i-1); at a
 -- cutoff ntcir_eval divides by min(k, R) instead (a quirk of the 2020 code, reproduced).
+-- source: NTCIREVAL ntcir_eval.c eval_compute; Sakai & Robertson, EVIA 2008
 
 -- block: ntcir_gamma_norm
 -- sum_{i=1..R} gamma^(i-1), in closed form.
-CREATE OR REPLACE TEMP MACRO ntcir_gamma_norm(gamma, num_rel) AS
+CREATE OR REPLACE MACRO ntcir_gamma_norm(gamma, num_rel) AS
 CASE WHEN gamma = 1 THEN CAST(num_rel AS DOUBLE)
      ELSE (1.0 - pow(gamma, num_rel)) / (1.0 - gamma) END;
 
@@ -17,7 +18,7 @@ CASE WHEN gamma = 1 THEN CAST(num_rel AS DOUBLE)
 -- ntcir: NCUrb,P
 -- params: gains MAP = {}; gamma DOUBLE = 0.95
 -- doc: NCUrb,P = sum_{g(r)>0} (C(r)/r) gamma^(C(r)-1) / sum_{i=1..R} gamma^(i-1).
-CREATE OR REPLACE TEMP MACRO ntcir_ncurb_p(gains, gamma) AS TABLE
+CREATE OR REPLACE MACRO m_ntcir_ncurb_p(gains, gamma) AS TABLE
 SELECT run_id, topic, ncup_sum / ntcir_gamma_norm(gamma, num_rel) AS value
 FROM ntcir_sums(gains, 1.0, gamma, 0.95, 0.99, 2.0, NULL);
 
@@ -25,7 +26,7 @@ FROM ntcir_sums(gains, 1.0, gamma, 0.95, 0.99, 2.0, NULL);
 -- ntcir: NCUrb,BR
 -- params: gains MAP = {}; beta DOUBLE = 1.0; gamma DOUBLE = 0.95
 -- doc: NCUrb,BR = sum_{g(r)>0} BR(r) gamma^(C(r)-1) / sum_{i=1..R} gamma^(i-1).
-CREATE OR REPLACE TEMP MACRO ntcir_ncurb_br(gains, beta, gamma) AS TABLE
+CREATE OR REPLACE MACRO m_ntcir_ncurb_br(gains, beta, gamma) AS TABLE
 SELECT run_id, topic, ncubr_sum / ntcir_gamma_norm(gamma, num_rel) AS value
 FROM ntcir_sums(gains, beta, gamma, 0.95, 0.99, 2.0, NULL);
 
@@ -33,7 +34,7 @@ FROM ntcir_sums(gains, beta, gamma, 0.95, 0.99, 2.0, NULL);
 -- ntcir: NCUrb,IE
 -- params: gains MAP = {}; gamma DOUBLE = 0.95; rbu_p DOUBLE = 0.99
 -- doc: NCUrb,IE = sum_{g(r)>0} rbu_p^r gamma^(C(r)-1) / sum_{i=1..R} gamma^(i-1).
-CREATE OR REPLACE TEMP MACRO ntcir_ncurb_ie(gains, gamma, rbu_p) AS TABLE
+CREATE OR REPLACE MACRO m_ntcir_ncurb_ie(gains, gamma, rbu_p) AS TABLE
 SELECT run_id, topic, ncuie_sum / ntcir_gamma_norm(gamma, num_rel) AS value
 FROM ntcir_sums(gains, 1.0, gamma, 0.95, rbu_p, 2.0, NULL);
 
@@ -41,7 +42,7 @@ FROM ntcir_sums(gains, 1.0, gamma, 0.95, rbu_p, 2.0, NULL);
 -- ntcir: NCUrb,P@k
 -- params: gains MAP = {}; gamma DOUBLE = 0.95; cutoff INTEGER = 1000
 -- doc: NCUrb,P@k = sum_{r<=k, g(r)>0} (C(r)/r) gamma^(C(r)-1) / min(k, R) (ntcir_eval.c).
-CREATE OR REPLACE TEMP MACRO ntcir_ncurb_p_at(gains, gamma, cutoff) AS TABLE
+CREATE OR REPLACE MACRO m_ntcir_ncurb_p_at(gains, gamma, cutoff) AS TABLE
 SELECT run_id, topic, ncup_sum / d AS value
 FROM ntcir_sums(gains, 1.0, gamma, 0.95, 0.99, 2.0, cutoff);
 
@@ -49,7 +50,7 @@ FROM ntcir_sums(gains, 1.0, gamma, 0.95, 0.99, 2.0, cutoff);
 -- ntcir: NCUrb,BR@k
 -- params: gains MAP = {}; beta DOUBLE = 1.0; gamma DOUBLE = 0.95; cutoff INTEGER = 1000
 -- doc: NCUrb,BR@k = sum_{r<=k, g(r)>0} BR(r) gamma^(C(r)-1) / min(k, R) (ntcir_eval.c).
-CREATE OR REPLACE TEMP MACRO ntcir_ncurb_br_at(gains, beta, gamma, cutoff) AS TABLE
+CREATE OR REPLACE MACRO m_ntcir_ncurb_br_at(gains, beta, gamma, cutoff) AS TABLE
 SELECT run_id, topic, ncubr_sum / d AS value
 FROM ntcir_sums(gains, beta, gamma, 0.95, 0.99, 2.0, cutoff);
 
@@ -57,7 +58,7 @@ FROM ntcir_sums(gains, beta, gamma, 0.95, 0.99, 2.0, cutoff);
 -- ntcir: NCUrb,IE@k
 -- params: gains MAP = {}; gamma DOUBLE = 0.95; rbu_p DOUBLE = 0.99; cutoff INTEGER = 1000
 -- doc: NCUrb,IE@k = sum_{r<=k, g(r)>0} rbu_p^r gamma^(C(r)-1) / min(k, R) (ntcir_eval.c).
-CREATE OR REPLACE TEMP MACRO ntcir_ncurb_ie_at(gains, gamma, rbu_p, cutoff) AS TABLE
+CREATE OR REPLACE MACRO m_ntcir_ncurb_ie_at(gains, gamma, rbu_p, cutoff) AS TABLE
 SELECT run_id, topic, ncuie_sum / d AS value
 FROM ntcir_sums(gains, 1.0, gamma, 0.95, rbu_p, 2.0, cutoff);
 
@@ -67,7 +68,7 @@ FROM ntcir_sums(gains, 1.0, gamma, 0.95, rbu_p, 2.0, cutoff);
 -- `-s` = `-g`); printed by ntcir_eval builds up to 2019 (e.g. 190111), commented out in the
 -- 2020-05-27 build. Sums: sum_{g(r)>0} NU(r) g(r); the normaliser is sum over the judged
 -- relevant documents of their gain, cg*(R).
-CREATE OR REPLACE TEMP MACRO ntcir_ncugu(gains, beta) AS TABLE
+CREATE OR REPLACE MACRO ntcir_ncugu(gains, beta) AS TABLE
 WITH s AS (
     SELECT run_id, topic,
            sum((CAST(c AS DOUBLE) / rank) * g) FILTER (WHERE g > 0) AS p_sum,
@@ -85,12 +86,12 @@ LEFT JOIN s ON s.run_id = b.run_id AND s.topic = b.topic;
 -- ntcir: NCUgu,P
 -- params: gains MAP = {}
 -- doc: NCUgu,P = sum_{g(r)>0} (C(r)/r) g(r) / sum_{judged relevant} g (ntcir_eval <= 2019).
-CREATE OR REPLACE TEMP MACRO ntcir_ncugu_p(gains) AS TABLE
+CREATE OR REPLACE MACRO m_ntcir_ncugu_p(gains) AS TABLE
 SELECT run_id, topic, p_value AS value FROM ntcir_ncugu(gains, 1.0);
 
 -- measure: ntcir_ncugu_br
 -- ntcir: NCUgu,BR
 -- params: gains MAP = {}; beta DOUBLE = 1.0
 -- doc: NCUgu,BR = sum_{g(r)>0} BR(r) g(r) / sum_{judged relevant} g (ntcir_eval <= 2019).
-CREATE OR REPLACE TEMP MACRO ntcir_ncugu_br(gains, beta) AS TABLE
+CREATE OR REPLACE MACRO m_ntcir_ncugu_br(gains, beta) AS TABLE
 SELECT run_id, topic, br_value AS value FROM ntcir_ncugu(gains, beta);

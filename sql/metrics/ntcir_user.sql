@@ -10,12 +10,13 @@
 --        cost (ntcir_eval.c cites "SIGIR18"; used in Sakai & Zeng, SIGIR 2019):
 --        sum_r rbu_p^r dsat(r-1) pi(r).
 -- The n* forms divide by the same quantity for the ideal list's top k (for nEBR, BR = 1 there).
+-- source: NTCIREVAL ntcir_eval.c eval_compute; Moffat & Zobel, ACM TOIS 2008; Chapelle et al., CIKM 2009; Amigó et al., SIGIR 2018
 
 -- measure: ntcir_rbp
 -- ntcir: RBP
 -- params: gains MAP = {}; p DOUBLE = 0.95
 -- doc: RBP = (1-p) sum_r g(r) p^(r-1) / gmax over the whole list (ntcir_eval.c "RBP").
-CREATE OR REPLACE TEMP MACRO ntcir_rbp(gains, p) AS TABLE
+CREATE OR REPLACE MACRO m_ntcir_rbp(gains, p) AS TABLE
 SELECT run_id, topic, (1.0 - p) * rbp_sum / gmax AS value
 FROM ntcir_sums(gains, 1.0, 0.95, p, 0.99, 2.0, NULL);
 
@@ -23,28 +24,28 @@ FROM ntcir_sums(gains, 1.0, 0.95, p, 0.99, 2.0, NULL);
 -- ntcir: ERR
 -- params: gains MAP = {}
 -- doc: ERR = sum_r dsat(r-1) pi(r)/r, pi = g/(gmax+1), over the whole list (ntcir_eval.c "ERR").
-CREATE OR REPLACE TEMP MACRO ntcir_err(gains) AS TABLE
+CREATE OR REPLACE MACRO m_ntcir_err(gains) AS TABLE
 SELECT run_id, topic, err AS value FROM ntcir_sums(gains, 1.0, 0.95, 0.95, 0.99, 2.0, NULL);
 
 -- measure: ntcir_ebr
 -- ntcir: EBR
 -- params: gains MAP = {}; beta DOUBLE = 1.0
 -- doc: EBR = sum_r BR(r) dsat(r-1) pi(r) over the whole list (ntcir_eval.c "EBR").
-CREATE OR REPLACE TEMP MACRO ntcir_ebr(gains, beta) AS TABLE
+CREATE OR REPLACE MACRO m_ntcir_ebr(gains, beta) AS TABLE
 SELECT run_id, topic, ebr AS value FROM ntcir_sums(gains, beta, 0.95, 0.95, 0.99, 2.0, NULL);
 
 -- measure: ntcir_irbu
 -- ntcir: iRBU
 -- params: gains MAP = {}; rbu_p DOUBLE = 0.99
 -- doc: iRBU = sum_r rbu_p^r dsat(r-1) pi(r) over the whole list (ntcir_eval.c "iRBU").
-CREATE OR REPLACE TEMP MACRO ntcir_irbu(gains, rbu_p) AS TABLE
+CREATE OR REPLACE MACRO m_ntcir_irbu(gains, rbu_p) AS TABLE
 SELECT run_id, topic, irbu AS value FROM ntcir_sums(gains, 1.0, 0.95, 0.95, rbu_p, 2.0, NULL);
 
 -- measure: ntcir_rbp_at
 -- ntcir: RBP@k
 -- params: gains MAP = {}; p DOUBLE = 0.95; cutoff INTEGER = 1000
 -- doc: RBP@k = (1-p) sum_{r<=k} g(r) p^(r-1) / gmax (ntcir_eval.c "RBP@").
-CREATE OR REPLACE TEMP MACRO ntcir_rbp_at(gains, p, cutoff) AS TABLE
+CREATE OR REPLACE MACRO m_ntcir_rbp_at(gains, p, cutoff) AS TABLE
 SELECT run_id, topic, (1.0 - p) * rbp_sum / gmax AS value
 FROM ntcir_sums(gains, 1.0, 0.95, p, 0.99, 2.0, cutoff);
 
@@ -52,7 +53,7 @@ FROM ntcir_sums(gains, 1.0, 0.95, p, 0.99, 2.0, cutoff);
 -- ntcir: nRBP@k
 -- params: gains MAP = {}; p DOUBLE = 0.95; cutoff INTEGER = 1000
 -- doc: nRBP@k = sum_{r<=k} g(r) p^(r-1) / sum_{r<=k} g*(r) p^(r-1) (ntcir_eval.c "nRBP@").
-CREATE OR REPLACE TEMP MACRO ntcir_nrbp_at(gains, p, cutoff) AS TABLE
+CREATE OR REPLACE MACRO m_ntcir_nrbp_at(gains, p, cutoff) AS TABLE
 SELECT s.run_id, s.topic, s.rbp_sum / nullif(i.rbp_sum, 0) AS value
 FROM ntcir_sums(gains, 1.0, 0.95, p, 0.99, 2.0, cutoff) s
 JOIN ntcir_ideal_sums(gains, p, 0.99, 2.0, cutoff) i ON i.topic = s.topic;
@@ -61,14 +62,14 @@ JOIN ntcir_ideal_sums(gains, p, 0.99, 2.0, cutoff) i ON i.topic = s.topic;
 -- ntcir: ERR@k
 -- params: gains MAP = {}; cutoff INTEGER = 1000
 -- doc: ERR@k: ERR over the top k (ntcir_eval.c "ERR@").
-CREATE OR REPLACE TEMP MACRO ntcir_err_at(gains, cutoff) AS TABLE
+CREATE OR REPLACE MACRO m_ntcir_err_at(gains, cutoff) AS TABLE
 SELECT run_id, topic, err AS value FROM ntcir_sums(gains, 1.0, 0.95, 0.95, 0.99, 2.0, cutoff);
 
 -- measure: ntcir_nerr_at
 -- ntcir: nERR@k
 -- params: gains MAP = {}; cutoff INTEGER = 1000
 -- doc: nERR@k = ERR@k / the ideal list's ERR@k (ntcir_eval.c "nERR@").
-CREATE OR REPLACE TEMP MACRO ntcir_nerr_at(gains, cutoff) AS TABLE
+CREATE OR REPLACE MACRO m_ntcir_nerr_at(gains, cutoff) AS TABLE
 SELECT s.run_id, s.topic, s.err / nullif(i.err, 0) AS value
 FROM ntcir_sums(gains, 1.0, 0.95, 0.95, 0.99, 2.0, cutoff) s
 JOIN ntcir_ideal_sums(gains, 0.95, 0.99, 2.0, cutoff) i ON i.topic = s.topic;
@@ -77,14 +78,14 @@ JOIN ntcir_ideal_sums(gains, 0.95, 0.99, 2.0, cutoff) i ON i.topic = s.topic;
 -- ntcir: EBR@k
 -- params: gains MAP = {}; beta DOUBLE = 1.0; cutoff INTEGER = 1000
 -- doc: EBR@k: EBR over the top k (ntcir_eval.c "EBR@").
-CREATE OR REPLACE TEMP MACRO ntcir_ebr_at(gains, beta, cutoff) AS TABLE
+CREATE OR REPLACE MACRO m_ntcir_ebr_at(gains, beta, cutoff) AS TABLE
 SELECT run_id, topic, ebr AS value FROM ntcir_sums(gains, beta, 0.95, 0.95, 0.99, 2.0, cutoff);
 
 -- measure: ntcir_nebr_at
 -- ntcir: nEBR@k
 -- params: gains MAP = {}; beta DOUBLE = 1.0; cutoff INTEGER = 1000
 -- doc: nEBR@k = EBR@k / the ideal list's EBR@k, where BR = 1 (ntcir_eval.c "nEBR@").
-CREATE OR REPLACE TEMP MACRO ntcir_nebr_at(gains, beta, cutoff) AS TABLE
+CREATE OR REPLACE MACRO m_ntcir_nebr_at(gains, beta, cutoff) AS TABLE
 SELECT s.run_id, s.topic, s.ebr / nullif(i.ebr, 0) AS value
 FROM ntcir_sums(gains, beta, 0.95, 0.95, 0.99, 2.0, cutoff) s
 JOIN ntcir_ideal_sums(gains, 0.95, 0.99, 2.0, cutoff) i ON i.topic = s.topic;
@@ -93,7 +94,7 @@ JOIN ntcir_ideal_sums(gains, 0.95, 0.99, 2.0, cutoff) i ON i.topic = s.topic;
 -- ntcir: iRBU@k
 -- params: gains MAP = {}; rbu_p DOUBLE = 0.99; cutoff INTEGER = 1000
 -- doc: iRBU@k: iRBU over the top k (ntcir_eval.c "iRBU@").
-CREATE OR REPLACE TEMP MACRO ntcir_irbu_at(gains, rbu_p, cutoff) AS TABLE
+CREATE OR REPLACE MACRO m_ntcir_irbu_at(gains, rbu_p, cutoff) AS TABLE
 SELECT run_id, topic, irbu AS value
 FROM ntcir_sums(gains, 1.0, 0.95, 0.95, rbu_p, 2.0, cutoff);
 
@@ -101,7 +102,7 @@ FROM ntcir_sums(gains, 1.0, 0.95, 0.95, rbu_p, 2.0, cutoff);
 -- ntcir: niRBU@k
 -- params: gains MAP = {}; rbu_p DOUBLE = 0.99; cutoff INTEGER = 1000
 -- doc: niRBU@k = iRBU@k / the ideal list's iRBU@k (ntcir_eval.c "niRBU@").
-CREATE OR REPLACE TEMP MACRO ntcir_nirbu_at(gains, rbu_p, cutoff) AS TABLE
+CREATE OR REPLACE MACRO m_ntcir_nirbu_at(gains, rbu_p, cutoff) AS TABLE
 SELECT s.run_id, s.topic, s.irbu / nullif(i.irbu, 0) AS value
 FROM ntcir_sums(gains, 1.0, 0.95, 0.95, rbu_p, 2.0, cutoff) s
 JOIN ntcir_ideal_sums(gains, 0.95, rbu_p, 2.0, cutoff) i ON i.topic = s.topic;

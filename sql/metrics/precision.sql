@@ -1,10 +1,11 @@
--- Precision, recall and success at rank cutoffs (seed 000 sec 2; seed 003; trec_eval m_P.c,
+-- Precision, recall and success at rank cutoffs (Sakai 2014 sec 2; Baeza-Yates & Ribeiro-Neto 2011; trec_eval m_P.c,
 -- m_recall.c, m_rel_P.c, m_success.c, m_Rprec.c, m_Rprec_mult.c).
 -- C(k) = number of relevant documents in the top k of the evaluated list.
+-- source: trec_eval m_P.c, m_recall.c, m_relative_P.c, m_success.c, m_Rprec.c, m_Rprec_mult.c; Sakai 2014 sec 2
 
 -- block: ev_hits_at
 -- C(k) for every evaluated (run, topic), 0 when nothing relevant is in the top k.
-CREATE OR REPLACE TEMP MACRO ev_hits_at(cutoff) AS TABLE
+CREATE OR REPLACE MACRO ev_hits_at(cutoff) AS TABLE
 SELECT b.run_id, b.topic, b.num_ret, b.num_rel, coalesce(x.hits, 0) AS hits
 FROM ev_base() b
 LEFT JOIN (SELECT run_id, topic, count(*) AS hits FROM ev_ranked
@@ -15,14 +16,14 @@ LEFT JOIN (SELECT run_id, topic, count(*) AS hits FROM ev_ranked
 -- params: cutoff INTEGER = 5,10,15,20,30,100,200,500,1000
 -- summary: mean
 -- doc: Precision at k: C(k)/k; k, not the number retrieved, is the denominator.
-CREATE OR REPLACE TEMP MACRO P(cutoff) AS TABLE
+CREATE OR REPLACE MACRO m_P(cutoff) AS TABLE
 SELECT run_id, topic, hits / cutoff AS value FROM ev_hits_at(cutoff);
 
 -- measure: recall
 -- params: cutoff INTEGER = 5,10,15,20,30,100,200,500,1000
 -- summary: mean
 -- doc: Recall at k: C(k)/R (0 when R = 0).
-CREATE OR REPLACE TEMP MACRO recall(cutoff) AS TABLE
+CREATE OR REPLACE MACRO m_recall(cutoff) AS TABLE
 SELECT run_id, topic, CASE WHEN num_rel > 0 THEN hits / num_rel ELSE 0 END AS value
 FROM ev_hits_at(cutoff);
 
@@ -30,7 +31,7 @@ FROM ev_hits_at(cutoff);
 -- params: cutoff INTEGER = 5,10,15,20,30,100,200,500,1000
 -- summary: mean
 -- doc: Relative precision at k: C(k)/min(k, R) (0 when R = 0).
-CREATE OR REPLACE TEMP MACRO relative_P(cutoff) AS TABLE
+CREATE OR REPLACE MACRO m_relative_P(cutoff) AS TABLE
 SELECT run_id, topic, CASE WHEN num_rel > 0 THEN hits / least(cutoff, num_rel) ELSE 0 END AS value
 FROM ev_hits_at(cutoff);
 
@@ -38,14 +39,14 @@ FROM ev_hits_at(cutoff);
 -- params: cutoff INTEGER = 1,5,10
 -- summary: mean
 -- doc: Success at k: 1 when a relevant document is in the top k.
-CREATE OR REPLACE TEMP MACRO success(cutoff) AS TABLE
+CREATE OR REPLACE MACRO m_success(cutoff) AS TABLE
 SELECT run_id, topic, CASE WHEN hits > 0 THEN 1.0 ELSE 0.0 END AS value
 FROM ev_hits_at(cutoff);
 
 -- measure: Rprec
 -- summary: mean
 -- doc: R-precision: C(R)/R, counting only the min(R, retrieved) first documents.
-CREATE OR REPLACE TEMP MACRO Rprec() AS TABLE
+CREATE OR REPLACE MACRO m_Rprec() AS TABLE
 SELECT b.run_id, b.topic,
        CASE WHEN b.num_rel > 0 THEN coalesce(x.hits, 0) / b.num_rel ELSE 0 END AS value
 FROM ev_base() b
@@ -58,7 +59,7 @@ LEFT JOIN (SELECT r.run_id, r.topic, count(*) AS hits
 -- params: mult DOUBLE = 0.2,0.4,0.6,0.8,1.0,1.2,1.4,1.6,1.8,2.0
 -- summary: mean
 -- doc: Precision at rank c = (long)(mult*R + 0.9), i.e. C(c)/c (0 when c = 0).
-CREATE OR REPLACE TEMP MACRO Rprec_mult(mult) AS TABLE
+CREATE OR REPLACE MACRO m_Rprec_mult(mult) AS TABLE
 SELECT b.run_id, b.topic,
        CASE WHEN b.cut > 0 THEN coalesce(x.hits, 0) / b.cut ELSE 0 END AS value
 FROM (SELECT *, CAST(trunc(mult * num_rel + 0.9) AS BIGINT) AS cut FROM ev_base()) b

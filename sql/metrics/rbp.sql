@@ -1,15 +1,16 @@
--- Rank-biased precision (Moffat & Zobel 2008; seed 000 sec 2.2; trec_eval 10.0 m_rbp.c,
+-- Rank-biased precision (Moffat & Zobel 2008; Sakai 2014 sec 2.2; trec_eval 10.0 m_rbp.c,
 -- m_rbp_resid.c): RBP = (1-p) sum_r p^(r-1) g(r), gains in [0,1]: the topic's level gains
 -- (gain = level) are rescaled into [0,1]. trec_eval 10.0 rescales (g - min)/(max - min) with
 -- min and max read uninitialised; on every all_trec output observed that equals level/max_level
 -- when the highest level exceeds 1 (see README, "trec_eval 9 and 10"), which is what we compute.
+-- source: trec_eval 10.0 m_rbp.c, m_rbp_resid.c; Moffat & Zobel, ACM TOIS 2008
 
 -- measure: rbp
 -- params: p DOUBLE = 0.9
 -- summary: mean
 -- since: 10
 -- doc: Rank-biased precision with persistence p.
-CREATE OR REPLACE TEMP MACRO rbp(p) AS TABLE
+CREATE OR REPLACE MACRO m_rbp(p) AS TABLE
 WITH levels AS (
     SELECT topic, max(rel) AS hi FROM ev_judgment WHERE rel >= 0 GROUP BY topic
 ),
@@ -34,7 +35,7 @@ LEFT JOIN (SELECT run_id, topic, sum(gain * pow(p, rank - 1)) AS s FROM gained
 --      A topic -c adds for a run lacking it: 10.0 evaluates a one-document non-pool list (1)
 --      and resets the value named exactly `rbp_resid` to 0; rbp_resid_p=x is not reset, so it
 --      stays 1 unless -J or -M0 empties the list. (An explicit p=0.9 counts as the default.)
-CREATE OR REPLACE TEMP MACRO rbp_resid(p) AS TABLE
+CREATE OR REPLACE MACRO m_rbp_resid(p) AS TABLE
 SELECT b.run_id, b.topic,
        CASE WHEN NOT b.in_run THEN
                 CASE WHEN p = 0.9 OR ev_absent_list_empty() THEN 0.0 ELSE 1.0 END

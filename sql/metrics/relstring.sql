@@ -1,13 +1,14 @@
 -- The relevance string of the top of a ranking, a debugging aid (trec_eval m_relstring.c):
 -- one character per rank for the first min(k, retrieved) ranks: the level 0-9, '>' above 9,
 -- '-' not in the qrels, '.' in the pool but unjudged (negative level). Per topic only.
+-- source: trec_eval m_relstring.c
 
 -- measure: relstring
 -- params: length DOUBLE = 10
 -- summary: none
 -- kind: text
 -- doc: The levels of the top k documents as a string.
-CREATE OR REPLACE TEMP MACRO relstring(length) AS TABLE
+CREATE OR REPLACE MACRO m_relstring(length) AS TABLE
 WITH positions AS (
     SELECT b.run_id, b.topic, g.rank
     FROM ev_base() b, generate_series(1, CAST(least(trunc(length), b.num_ret) AS BIGINT)) g(rank)

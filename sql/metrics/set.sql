@@ -1,7 +1,8 @@
--- Measures of the retrieved set as a whole (seed 000 eq 1-5; trec_eval m_set_*.c).
+-- Measures of the retrieved set as a whole (Sakai 2014 eq 1-5; trec_eval m_set_*.c).
+-- source: trec_eval m_set_P.c, m_set_recall.c, m_set_relative_P.c, m_set_map.c, m_set_F.c; Sakai 2014 eq 1-5
 
 -- block: ev_set_counts
-CREATE OR REPLACE TEMP MACRO ev_set_counts() AS TABLE
+CREATE OR REPLACE MACRO ev_set_counts() AS TABLE
 SELECT b.run_id, b.topic, b.num_ret, b.num_rel, coalesce(x.n, 0) AS num_rel_ret, b.in_run
 FROM ev_base() b
 LEFT JOIN (SELECT run_id, topic, count(*) AS n FROM ev_ranked WHERE is_rel
@@ -10,21 +11,21 @@ LEFT JOIN (SELECT run_id, topic, count(*) AS n FROM ev_ranked WHERE is_rel
 -- measure: set_P
 -- summary: mean
 -- doc: Precision of the retrieved set: |rel ∩ ret| / |ret|.
-CREATE OR REPLACE TEMP MACRO set_P() AS TABLE
+CREATE OR REPLACE MACRO m_set_P() AS TABLE
 SELECT run_id, topic, CASE WHEN num_ret > 0 THEN num_rel_ret / num_ret ELSE 0 END AS value
 FROM ev_set_counts();
 
 -- measure: set_recall
 -- summary: mean
 -- doc: Recall of the retrieved set: |rel ∩ ret| / R.
-CREATE OR REPLACE TEMP MACRO set_recall() AS TABLE
+CREATE OR REPLACE MACRO m_set_recall() AS TABLE
 SELECT run_id, topic, CASE WHEN num_rel > 0 THEN num_rel_ret / num_rel ELSE 0 END AS value
 FROM ev_set_counts();
 
 -- measure: set_relative_P
 -- summary: mean
 -- doc: |rel ∩ ret| / min(|ret|, R).
-CREATE OR REPLACE TEMP MACRO set_relative_P() AS TABLE
+CREATE OR REPLACE MACRO m_set_relative_P() AS TABLE
 SELECT run_id, topic,
        CASE WHEN num_ret > 0 AND num_rel > 0 THEN num_rel_ret / least(num_ret, num_rel) ELSE 0 END
            AS value
@@ -34,7 +35,7 @@ FROM ev_set_counts();
 -- summary: mean
 -- doc: set_P * set_recall, computed as trec_eval does: rel_ret^2 / (ret * R) (one division,
 --      so that the printed rounding matches; m_set_map.c).
-CREATE OR REPLACE TEMP MACRO set_map() AS TABLE
+CREATE OR REPLACE MACRO m_set_map() AS TABLE
 SELECT run_id, topic,
        CASE WHEN num_ret > 0 AND num_rel > 0
             THEN CAST(num_rel_ret * num_rel_ret AS DOUBLE) / CAST(num_ret * num_rel AS DOUBLE)
@@ -45,7 +46,7 @@ FROM ev_set_counts();
 -- params: beta DOUBLE = 1.0
 -- summary: mean
 -- doc: F of the retrieved set, trec_eval's form (x+1) P R / (x P + R) with x = beta (default 1).
-CREATE OR REPLACE TEMP MACRO set_F(beta) AS TABLE
+CREATE OR REPLACE MACRO m_set_F(beta) AS TABLE
 SELECT run_id, topic,
        CASE WHEN num_rel_ret > 0
             THEN (beta + 1.0) * (num_rel_ret / num_ret) * (num_rel_ret / num_rel)

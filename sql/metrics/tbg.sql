@@ -1,5 +1,5 @@
 -- Time-biased gain (Smucker & Clarke, "Time-based calibration of effectiveness measures",
--- SIGIR 2012; seed 000 eq 17-18): the gain of a relevant document is discounted by the
+-- SIGIR 2012; Sakai 2014 eq 17-18): the gain of a relevant document is discounted by the
 -- expected time the user needs to reach it, not by its rank:
 --   TBG  = sum_r g(r) exp(-T(r) ln 2 / h)                                          (eq 17)
 --   T(r) = sum_{k<r} (T_S + Pclick(k) T_D(k)),  T_D(k) = 0.018 L(k) + 7.8           (eq 18)
@@ -18,10 +18,11 @@
 -- rank 1 gives T(2) = T_S + 0.39 (0.018 * 1000 + 7.8) = T_S + 10.062; a 10-word relevant one
 -- T(2) = T_S + 0.64 (0.018 * 10 + 7.8) = T_S + 5.107 (TBG does not guarantee diminishing
 -- return).
+-- source: Smucker & Clarke, SIGIR 2012; Sakai 2014 eq 17-18
 
 -- block: ev_tbg_times
 -- T(r) for every rank of every evaluated list, and whether the document is relevant.
-CREATE OR REPLACE TEMP MACRO ev_tbg_times(t_s, p_click_rel, p_click_nonrel, td_slope,
+CREATE OR REPLACE MACRO ev_tbg_times(t_s, p_click_rel, p_click_nonrel, td_slope,
                                           td_intercept, missing_length) AS TABLE
 SELECT run_id, topic, rank, is_rel,
        coalesce(sum(t_s + CASE WHEN is_rel THEN p_click_rel ELSE p_click_nonrel END
@@ -31,7 +32,6 @@ SELECT run_id, topic, rank, is_rel,
 FROM ev_listed;
 
 -- measure: TBG
--- macro: tbg
 -- syntax: named
 -- needs: listed
 -- positive: half_life
@@ -39,10 +39,10 @@ FROM ev_listed;
 --         p_click_nonrel DOUBLE = 0.39; gain DOUBLE = 0.4928; td_slope DOUBLE = 0.018;
 --         td_intercept DOUBLE = 7.8; missing_length DOUBLE = 0
 -- summary: mean
--- doc: Time-biased gain (Smucker & Clarke 2012; seed 000 eq 17-18): sum over relevant ranks of
+-- doc: Time-biased gain (Smucker & Clarke 2012; Sakai 2014 eq 17-18): sum over relevant ranks of
 --      gain exp(-T(r) ln2 / half_life), T(r) = sum_{k<r} (t_s + Pclick(k) (td_slope L(k) +
 --      td_intercept)), L = length in words (doc table; missing_length when absent).
-CREATE OR REPLACE TEMP MACRO tbg(t_s, half_life, p_click_rel, p_click_nonrel, gain, td_slope, td_intercept, missing_length) AS TABLE
+CREATE OR REPLACE MACRO m_tbg(t_s, half_life, p_click_rel, p_click_nonrel, gain, td_slope, td_intercept, missing_length) AS TABLE
 WITH s AS (
     SELECT run_id, topic, sum(gain * exp(-t_reach * ln(2.0) / half_life)) AS v
     FROM ev_tbg_times(t_s, p_click_rel, p_click_nonrel, td_slope, td_intercept, missing_length)

@@ -1,6 +1,7 @@
 -- Linear utility of the retrieved set (trec_eval m_utility.c):
 -- a*rel_ret + b*nonrel_ret + c*rel_not_ret + d*nonrel_not_ret; the last term needs the
 -- collection size, which trec_eval takes from -N (default 0).
+-- source: trec_eval m_utility.c
 
 -- measure: utility
 -- params: coefficients DOUBLE[] = [1.0,-1.0,0.0,0.0]
@@ -10,7 +11,7 @@
 --      (empty with -J or -M0) and then resets the value named exactly `utility` to 0, so with
 --      coefficients other than the default (printed utility_a,b,c,d) it keeps b*ret + c*R + d*(-ret-R).
 --      (An explicit utility.1,-1,0,0 is not reset by 10.0 either; we treat it as the default.)
-CREATE OR REPLACE TEMP MACRO utility(coefficients) AS TABLE
+CREATE OR REPLACE MACRO m_utility(coefficients) AS TABLE
 WITH counts AS (
     SELECT run_id, topic, num_rel, num_rel_ret,
            CASE WHEN in_run THEN num_ret WHEN ev_absent_list_empty() THEN 0 ELSE 1 END AS ret,
