@@ -336,7 +336,9 @@ def _pool_for(wh, campaign, pool_name, depth, team_pattern, qrels_id) -> tuple[i
                                      team_pattern=team_pattern, qrels_id=qrels_id)
         compare = (("depth",) if depth is not None else ()) + \
             (("teams",) if team_pattern else ()) + ("qrels",)
-        pools.check_reuse(wh.con, pid, request, compare=compare)
+        pools.check_reuse(wh.con, pid, request, compare=compare,
+                          hint=f"leave out what differs to use {pool_name} as it is, or build "
+                          "the pool you want under another name (irw meta pool --name)")
         return pid, False
     if depth is None:
         raise IrwError("give --pool NAME or --depth K")

@@ -63,7 +63,7 @@ def run_teams(con: duckdb.DuckDBPyConnection, campaign: str, runs: list[str] | N
         missing = [n for n in runs if n not in by_name]
         if missing:
             raise WarehouseError(f"no run {missing[0]!r} in campaign {campaign!r}")
-        rows = [by_name[n] for n in runs]
+        rows = [by_name[n] for n in dict.fromkeys(runs)]     # a run named twice counts once
     pattern = _compile(team_pattern)
     out = []
     for run_id, name, stored in rows:
@@ -171,17 +171,18 @@ def reuse_or_build(con: duckdb.DuckDBPyConnection, request: PoolRequest, name: s
 
 
 def check_reuse(con: duckdb.DuckDBPyConnection, pool_id: int, request: PoolRequest, *,
-                compare: tuple[str, ...] = ("depth", "runs", "teams", "qrels")) -> PoolInfo:
+                compare: tuple[str, ...] = ("depth", "runs", "teams", "qrels"),
+                hint: str | None = None) -> PoolInfo:
     """The stored pool's PoolInfo when `request` asks for that pool (on the aspects in
-    `compare`), else a WarehouseError naming every difference."""
+    `compare`), else a WarehouseError naming every difference (and `hint`, the ways out)."""
     info = pool_info(con, pool_id)
     diff = differences(info, request, compare=compare)
     if diff:
-        raise WarehouseError(
-            f"pool {info.name!r} of campaign {info.campaign!r} was built otherwise: "
-            + "; ".join(diff) + f". Use it as it is with --pool {info.name}, build the pool "
-            "you want under another name (irw meta pool --name), or rebuild this one "
-            "(irw meta pool --replace)")
+        hint = hint or (f"use it as it is with --pool {info.name}, build the pool you want "
+                        "under another name (irw meta pool --name), or rebuild this one "
+                        "(irw meta pool --replace)")
+        raise WarehouseError(f"pool {info.name!r} of campaign {info.campaign!r} was built "
+                             f"otherwise: {'; '.join(diff)}. To go on: {hint}")
     return info
 
 
@@ -325,7 +326,9 @@ def _pool_infos(con, sql: str, params: list) -> list[PoolInfo]:
             [[r[0] for r in rows]]).fetchall():
         members.setdefault(pid, []).append((run, team))
     return [PoolInfo(pid, campaign, name, depth, members.get(pid, []), recorded, source,
-                     pattern, qid, qname, created)
+                     pattern, qid,
+                     qname or (f"qrels id {qid}, since removed" if qid is not None else None),
+                     created)
             for pid, campaign, name, depth, recorded, source, pattern, qid, qname, created
             in rows]
 
