@@ -11,7 +11,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from .cliopts import Missing, TableFormat
+from .cliopts import TIE_RULE_HELP, Missing, TableFormat, TieRule
 
 app = typer.Typer(help="irwarehouse: IR evaluation in a DuckDB warehouse.", no_args_is_help=True,
                   add_completion=False, pretty_exceptions_enable=False)
@@ -352,6 +352,7 @@ def compare(
         help="Multiple-comparison correction of the pairwise p-values.")] = None,
     resamples: Annotated[Optional[int], typer.Option("-B", help="Resamples (default: 1000 "
                          "bootstrap, 5000 Tukey, 10000 randomisation).")] = None,
+    tie_rule: Annotated[TieRule, typer.Option("--tie-rule", help=TIE_RULE_HELP)] = TieRule.ge,
     seed: Annotated[Optional[int], typer.Option(help="Random seed (recorded; a fresh one "
                     "is drawn and printed when not given).")] = None,
     alpha: Annotated[float, typer.Option(help="Significance level.")] = 0.05,
@@ -379,7 +380,8 @@ def compare(
                     state["shown"] = now
                 result = cmp.run_tests(matrix, test=test.value,
                                        correction=correction.value if correction else None,
-                                       alpha=alpha, B=resamples, seed=seed, progress=progress)
+                                       alpha=alpha, B=resamples, seed=seed, progress=progress,
+                                       tie_rule=tie_rule.value)
             if store:
                 cmp.store(wh, result, ",".join(campaign), measure)
         sys.stdout.write(cmp.render(result, matrix, fmt.value))
@@ -642,6 +644,7 @@ def report_cmd(
                         "the median run by the first measure).")] = None,
     qrels: Annotated[Optional[str], typer.Option("--qrels", help="Which stored qrels.")] = None,
     seed: Annotated[int, typer.Option(help="Seed of the randomised Tukey HSD test.")] = 1,
+    tie_rule: Annotated[TieRule, typer.Option("--tie-rule", help=TIE_RULE_HELP)] = TieRule.ge,
     scatter: Annotated[Optional[str], typer.Option(help="Two measures 'X,Y' whose per-run "
                        "means are plotted against each other (e.g. a diversity campaign's "
                        "D-nDCG@10 and I-rec@10).")] = None,
@@ -656,7 +659,7 @@ def report_cmd(
         with Warehouse(path, create=False) as wh:
             html_path = build_report(wh, campaign, out, measures=measure, baseline=baseline,
                                      qrels=qrels, warehouse_label=path, seed=seed,
-                                     scatter=_pair(scatter))
+                                     scatter=_pair(scatter), tie_rule=tie_rule.value)
         typer.echo(f"report written to {html_path}")
     _guard(body)
 

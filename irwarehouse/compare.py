@@ -29,11 +29,11 @@ def matrix_for(wh, campaigns: list[str], measure: str, runs: list[str] | None,
 
 
 def run_tests(matrix: ScoreMatrix, *, test: str, correction: str | None, alpha: float,
-              B: int | None, seed: int | None, progress=None):
+              B: int | None, seed: int | None, progress=None, tie_rule: str = "ge"):
     from .stats import compare_all
     try:
         return compare_all(matrix.values, matrix.runs, test=test, correction=correction,
-                           alpha=alpha, B=B, rng=seed, progress=progress)
+                           alpha=alpha, B=B, rng=seed, progress=progress, tie_rule=tie_rule)
     except ValueError as exc:          # the engine validates its options
         raise IrwError(str(exc)) from None
 
@@ -56,6 +56,7 @@ def table_text(comparison, matrix: ScoreMatrix) -> str:
     lines = [f"{matrix.measure}: {comparison.test} test"
              + (f", {comparison.correction} correction" if comparison.correction else "")
              + (f", B={comparison.B}, seed={comparison.seed}" if comparison.B else "")
+             + (", tie rule gt (range > |difference|)" if comparison.tie_rule == "gt" else "")
              + f"; {comparison.n_topics} topics, {comparison.n_runs} runs",
              "".join(f"{'':<{width}}{'mean':>8}  " + "".join(f"{r[:width - 1]:>{width}}"
                                                                for r in runs)).rstrip()]
@@ -77,6 +78,8 @@ def pair_records(comparison) -> list[dict]:
         if comparison.correction:
             item["p_adjusted"] = rec["p_adjusted"]
         item.update(test=rec["test"], B=rec["B"], seed=rec["seed"])
+        if "tie_rule" in rec:
+            item["tie_rule"] = rec["tie_rule"]
         out.append(item)
     return out
 
@@ -99,9 +102,11 @@ def store(wh, comparison, campaign: str, measure: str) -> None:
     from .ingest import transaction
     rows = [(campaign, measure, comparison.test, comparison.correction, comparison.B,
              comparison.seed, comparison.alpha, comparison.n_topics, p.run_a, p.run_b, p.mean_a,
-             p.mean_b, p.delta, p.statistic, p.p, p.p_adjusted) for p in comparison.pairs]
+             p.mean_b, p.delta, p.statistic, p.p, p.p_adjusted, comparison.tie_rule)
+            for p in comparison.pairs]
     with transaction(wh.con):
         wh.con.executemany("""
             INSERT INTO significance (campaign, measure, test, correction, B, seed, alpha,
-                n_topics, run_a, run_b, mean_a, mean_b, delta, statistic, p, p_adjusted)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""", rows)
+                n_topics, run_a, run_b, mean_a, mean_b, delta, statistic, p, p_adjusted,
+                tie_rule)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""", rows)

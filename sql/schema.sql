@@ -135,6 +135,14 @@ CREATE TABLE IF NOT EXISTS pool (
     depth        INTEGER NOT NULL,
     created_at   TIMESTAMP DEFAULT current_timestamp
 );
+-- How a pool was built, beside depth (above) and the runs and their teams (pool_run):
+-- team_source = how the teams were given ('pattern', 'mapping', 'mapping+pattern', or 'stored':
+-- each run's stored team, else its name), team_pattern = the regex on the run names, qrels_id =
+-- the qrels the pool was built for (NULL: none). Pools built before these columns existed have
+-- team_source NULL: their pattern and qrels were not recorded (irwarehouse/meta/pools.py).
+ALTER TABLE pool ADD COLUMN IF NOT EXISTS team_source VARCHAR;
+ALTER TABLE pool ADD COLUMN IF NOT EXISTS team_pattern VARCHAR;
+ALTER TABLE pool ADD COLUMN IF NOT EXISTS qrels_id INTEGER;
 
 CREATE TABLE IF NOT EXISTS pool_doc (
     pool_id      INTEGER NOT NULL,
@@ -192,6 +200,9 @@ CREATE TABLE IF NOT EXISTS significance (
     p_adjusted   DOUBLE,
     computed_at  TIMESTAMP DEFAULT current_timestamp
 );
+-- Tukey HSD's tie rule (ge: range >= |difference|, gt: range > |difference|); NULL for the other
+-- tests and for rows stored before the option existed (they used ge).
+ALTER TABLE significance ADD COLUMN IF NOT EXISTS tie_rule VARCHAR;
 
 -- Analyst views: the original ids, never the surrogate keys.
 CREATE OR REPLACE VIEW run_info AS

@@ -194,7 +194,8 @@ def pick_baseline(con, query: Query) -> str:
     return ranked[(len(ranked) - 1) // 2]
 
 
-def tukey_text(rows: list[dict], measure: str, *, seed: int, B: int = 5000) -> str | None:
+def tukey_text(rows: list[dict], measure: str, *, seed: int, B: int = 5000,
+               tie_rule: str = "ge") -> str | None:
     """All pairs of runs under the randomised Tukey HSD test of irwarehouse.stats, on the
     topics every run has (the heat map query's values), as `irw compare` prints it. None when
     there are fewer than two runs or the stats package is not available."""
@@ -212,7 +213,7 @@ def tukey_text(rows: list[dict], measure: str, *, seed: int, B: int = 5000) -> s
     if len(runs) < 2 or len(topics) < 2:
         return None
     values = np.array([[cells[(run, t)] for run in runs] for t in topics], dtype=float)
-    comparison = compare_all(values, runs, test="tukey", B=B, rng=seed)
+    comparison = compare_all(values, runs, test="tukey", B=B, rng=seed, tie_rule=tie_rule)
     return table_text(comparison, ScoreMatrix(values, topics, runs, measure))
 
 
@@ -491,7 +492,7 @@ def _img(b64: str, alt: str, name: str) -> str:
 def build_report(wh, campaign: str, out_dir: str | Path, *, measures: list[str] | None = None,
                  baseline: str | None = None, qrels: str | None = None,
                  warehouse_label: str = "irw.duckdb", seed: int = 1,
-                 scatter: tuple[str, str] | None = None) -> Path:
+                 scatter: tuple[str, str] | None = None, tie_rule: str = "ge") -> Path:
     """Write out_dir/report.html (self-contained), figures/*.png|svg and queries/*.sql.
     Evaluates (and stores) measures the warehouse lacks. `scatter` = two measures whose
     per-run means are plotted against each other (e.g. D-nDCG@10 and I-rec@10 for a diversity
@@ -546,7 +547,8 @@ def build_report(wh, campaign: str, out_dir: str | Path, *, measures: list[str] 
     images["asl"] = plot_asl({m: [{"run": r, "topic": t, "value": v} for r, t, v in rows]
                                   for m, rows in per_measure.items()}, figures, seed=seed)
     num_topics = len({r["topic"] for r in data["heatmap"]})
-    tukey = tukey_text(data["heatmap"], first, seed=seed)
+    tukey = tukey_text(data["heatmap"], first, seed=seed, tie_rule=tie_rule)
+    rule_py, rule_cli = ((", tie_rule='gt'", " --tie-rule gt") if tie_rule == "gt" else ("", ""))
     esc = html.escape
     meta = {
         "qrels": esc(qrels_name), "evaluation options": f"<code>{esc(options)}</code>",
@@ -616,9 +618,10 @@ def build_report(wh, campaign: str, out_dir: str | Path, *, measures: list[str] 
                  "irwarehouse.stats (<code>irw compare --test tukey</code>) on the topics "
                  "every run has; the values are the heat map query's.",
                  f"<pre>{esc(tukey)}</pre>" if tukey else "<p>(not available)</p>",
-                 _python_block(f"compare_all(values, runs, test='tukey', B=5000, rng={seed})"
-                               f" on the matrix of queries/heatmap.sql; the same as: irw "
-                               f"compare -C {campaign} -m {first} --test tukey --seed {seed}")),
+                 _python_block(f"compare_all(values, runs, test='tukey', B=5000, rng={seed}"
+                               f"{rule_py}) on the matrix of queries/heatmap.sql; the same as: "
+                               f"irw compare -C {campaign} -m {first} --test tukey --seed {seed}"
+                               f"{rule_cli}")),
         _section(f"Hardest topics ({esc(first)})",
                  "The ten topics with the lowest mean over runs (view "
                  "<code>topic_difficulty</code>).",

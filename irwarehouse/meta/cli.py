@@ -11,7 +11,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ..cliopts import Missing, TableFormat
+from ..cliopts import TIE_RULE_HELP, Missing, TableFormat, TieRule
 
 meta_app = typer.Typer(help="Meta-evaluation: which metric to trust (discriminative power, swap "
                        "method, rank correlation, concordance, pools, leave-one-out).",
@@ -49,6 +49,7 @@ Format = Annotated[TableFormat, typer.Option("--format", "-f", help="Output form
 Plot = Annotated[Optional[Path], typer.Option("--plot", help="Write a plot (.png or .svg).")]
 MissingOpt = Annotated[Missing, typer.Option("--missing", help="Topics a run lacks: error, drop "
                                              "them, or score 0.")]
+TieRuleOpt = Annotated[TieRule, typer.Option("--tie-rule", help=TIE_RULE_HELP)]
 WarehouseOpt = Annotated[Optional[Path], typer.Option(
     "--warehouse", "-w", help="Warehouse file (default: $IRW_WAREHOUSE or ./irw.duckdb).")]
 
@@ -102,6 +103,7 @@ def discpower(campaign: Campaign, measure: Measures, run: Runs = None, qrels: Qr
               test: Annotated[Test, typer.Option("--test", help="Significance test.")]
               = Test.bootstrap,
               seed: Seed = None, B: Resamples = None, alpha: Alpha = 0.05,
+              tie_rule: TieRuleOpt = TieRule.ge,
               pairs: Annotated[bool, typer.Option("--pairs", help="One row per run pair (the "
                                                   "ASL curves' data).")] = False,
               fmt: Format = TableFormat.table, plot: Plot = None, missing: MissingOpt = Missing.error,
@@ -111,7 +113,8 @@ def discpower(campaign: Campaign, measure: Measures, run: Runs = None, qrels: Qr
         from . import discpower as dp
         _check_plot(plot)
         metrics = _load(warehouse, campaign, measure, run, qrels, missing)
-        rows = dp.discpower_table(metrics, test=test.value, alpha=alpha, B=B, rng=_seeded(seed))
+        rows = dp.discpower_table(metrics, test=test.value, alpha=alpha, B=B, rng=_seeded(seed),
+                                  tie_rule=tie_rule.value)
         if plot:
             dp.plot_asl_curves(rows, plot)
         if pairs:
@@ -173,6 +176,7 @@ def rankcorr(campaign: Campaign, measure: Measures, run: Runs = None, qrels: Qre
                  "(seed 001 Table 4), with --test.")] = False,
              test: Annotated[Test, typer.Option("--test")] = Test.tukey,
              seed: Seed = None, B: Resamples = None, alpha: Alpha = 0.05,
+             tie_rule: TieRuleOpt = TieRule.ge,
              fmt: Format = TableFormat.table, missing: MissingOpt = Missing.error,
              warehouse: WarehouseOpt = None):
     """Correlation of the run rankings of every pair of metrics (seed 001 Table 5)."""
@@ -182,9 +186,10 @@ def rankcorr(campaign: Campaign, measure: Measures, run: Runs = None, qrels: Qre
         metrics = _load(warehouse, campaign, measure, run, qrels, missing)
         if agreement:
             rows = dp.discpower_table(metrics, test=test.value, alpha=alpha, B=B,
-                                      rng=_seeded(seed))
+                                      rng=_seeded(seed), tie_rule=tie_rule.value)
             sig = {r.measure: r.significant for r in rows}
-            records = [{**g.__dict__, "cell": g.cell(), "test": test.value,
+            rule = {"tie_rule": tie_rule.value} if test == Test.tukey else {}
+            records = [{**g.__dict__, "cell": g.cell(), "test": test.value, **rule,
                         "seed": rows[0].seed}
                        for g in rc.significance_agreement({m: sig[m] for m in metrics.measures})]
             _emit(records, fmt)
@@ -218,32 +223,60 @@ def concordance(campaign: Campaign, measure: Measures,
 
 
 @meta_app.command()
-def pool(campaign: Campaign,
-         depth: Annotated[int, typer.Option("--depth", "-k", help="Pool depth.")],
+def pool(campaign: Annotated[Optional[str], typer.Option(
+             "--campaign", "-C", help="Campaign name (with --list: only its pools).")] = None,
+         depth: Annotated[Optional[int], typer.Option("--depth", "-k", help="Pool depth.")]
+         = None,
          run: Runs = None,
          name: Annotated[Optional[str], typer.Option("--name", help="Pool name (default "
                                                      "depth<k>).")] = None,
          team_pattern: Annotated[Optional[str], typer.Option(
              "--team-pattern", help="Regex on the run name giving its team (group 1 or the "
              "match), e.g. '^[A-Za-z]+'; default: the stored team, else the run name.")] = None,
-         qrels: Annotated[Optional[str], typer.Option("--qrels", help="Qrels for the judged / "
-                                                      "relevant counts.")] = None,
+         qrels: Annotated[Optional[str], typer.Option("--qrels", help="The qrels the pool is "
+                                                      "for: recorded with the pool, and used "
+                                                      "for the judged / relevant counts.")]
+         = None,
          replace: Annotated[bool, typer.Option(help="Replace a pool of the same name.")] = False,
+         list_pools: Annotated[bool, typer.Option(
+             "--list", help="Instead, list the stored pools and how each was built (depth, "
+             "runs, teams, team source and pattern, qrels).")] = False,
          fmt: Format = TableFormat.table, warehouse: WarehouseOpt = None):
-    """Build a pool of depth k from the runs into the warehouse and print its statistics."""
+    """Build a pool of depth k from the runs into the warehouse and print its statistics
+    (or, with --list, list the pools). A failed build leaves nothing behind."""
     def body():
+        from ..errors import IrwError
         from . import pools
+        if list_pools:
+            if depth is not None or run or name or team_pattern or qrels or replace:
+                raise IrwError("--list takes only -C, --format and -w")
+            with _open(warehouse) as wh:
+                infos = pools.list_pools(wh.con, campaign)
+            _emit([i.record(created=True) for i in infos], fmt)
+            return
+        if campaign is None or depth is None:
+            raise IrwError("give -C CAMPAIGN and --depth K (or --list)")
         with _open(warehouse) as wh:
+            # everything is checked before the pool is written (in one transaction)
+            qid = wh.qrels_id(campaign, qrels) if qrels else None
             pid = pools.build_pool(wh.con, campaign, depth=depth, runs=run, name=name,
-                                   team_pattern=team_pattern, replace=replace)
-            qid = _qrels_or_none(wh, campaign, qrels)
-            stats = pools.pool_stats(wh.con, pid, qrels_id=qid)
+                                   team_pattern=team_pattern, replace=replace, qrels_id=qid)
+            counts_qid = qid if qid is not None else _qrels_or_none(wh, campaign, None)
+            stats = pools.pool_stats(wh.con, pid, qrels_id=counts_qid)
+            head = {**pools.pool_info(wh.con, pid).record(), **stats.record(),
+                    "counted_with_qrels": _qrels_name(wh, counts_qid)}
         if fmt == TableFormat.table:
-            _emit([stats.record()], fmt)
+            _emit([head], fmt)
             _emit(stats.per_team.to_pylist(), fmt)
         else:
-            _emit(stats.per_team.to_pylist(), fmt, meta=stats.record())
+            _emit(stats.per_team.to_pylist(), fmt, meta=head)
     _guard(body)
+
+
+def _qrels_name(wh, qrels_id):
+    if qrels_id is None:
+        return None
+    return wh.con.execute("SELECT name FROM qrels WHERE qrels_id = ?", [qrels_id]).fetchone()[0]
 
 
 def _qrels_or_none(wh, campaign, qrels):
@@ -258,11 +291,13 @@ def _qrels_or_none(wh, campaign, qrels):
 
 @meta_app.command()
 def loo(campaign: Campaign, measure: Measures,
-        pool_name: Annotated[Optional[str], typer.Option("--pool", help="A stored pool.")] = None,
-        depth: Annotated[Optional[int], typer.Option("--depth", "-k", help="Or build (or "
-                         "reuse) the pool depth<k> of all runs.")] = None,
+        pool_name: Annotated[Optional[str], typer.Option("--pool", help="A stored pool (with "
+                             "--depth / --team-pattern: checked against them).")] = None,
+        depth: Annotated[Optional[int], typer.Option("--depth", "-k", help="Or the pool "
+                         "depth<k> of all runs: built here, or reused when the stored one was "
+                         "built the same way (else an error naming the difference).")] = None,
         team_pattern: Annotated[Optional[str], typer.Option("--team-pattern", help="Team regex "
-                                "when the pool is built here.")] = None,
+                                "of the pool (see irw meta pool).")] = None,
         qrels: Annotated[Optional[str], typer.Option("--qrels", help="The full qrels.")] = None,
         keep: Annotated[bool, typer.Option(help="Keep the derived LOO qrels in the "
                                            "warehouse.")] = False,
@@ -270,31 +305,62 @@ def loo(campaign: Campaign, measure: Measures,
                                               "measure.")] = False,
         fmt: Format = TableFormat.table, warehouse: WarehouseOpt = None):
     """Leave-one-team-out: each team's runs without its unique pool documents (seed 000
-    section 5.4); score, rank and Kendall tau changes, the largest rank change."""
+    section 5.4); score, rank and Kendall tau changes, the largest rank change. Every output
+    names the pool's build (depth, runs, teams, team pattern, qrels)."""
     def body():
-        from .loo import leave_one_team_out
         with _open(warehouse) as wh:
-            pid = _pool_for(wh, campaign, pool_name, depth, team_pattern)
-            res = leave_one_team_out(wh.con, pool_id=pid, qrels_id=wh.qrels_id(campaign, qrels),
-                                     measures=measure, keep=keep)
-        if per_run:
-            _emit([r.record() for r in res.runs], fmt)
+            qid = wh.qrels_id(campaign, qrels)                   # checked before any pool
+            pid, built = _pool_for(wh, campaign, pool_name, depth, team_pattern, qid)
+            res = _loo_or_undo(wh, pid, built, qid, measure, keep)
+        rows = [r.record() for r in res.runs] if per_run else [m.record() for m in res.summary]
+        if fmt == TableFormat.table:
+            sys.stdout.write(f"# {res.describe()}\n")
+            _emit(rows, fmt)
         else:
-            _emit([m.record() for m in res.summary], fmt)
+            _emit([{**row, **res.pool_record()} for row in rows], fmt)
     _guard(body)
 
 
-def _pool_for(wh, campaign, pool_name, depth, team_pattern) -> int:
+def _pool_for(wh, campaign, pool_name, depth, team_pattern, qrels_id) -> tuple[int, bool]:
+    """(pool_id, built here): the named pool, checked against what else the command asks
+    (--depth, --team-pattern, the qrels); or the pool depth<k>, reused only when the stored one
+    is what the request would build."""
     from ..errors import IrwError
     from . import pools
     if pool_name:
-        return pools.pool_id(wh.con, campaign, pool_name)
+        pid = pools.pool_id(wh.con, campaign, pool_name)
+        info = pools.pool_info(wh.con, pid)
+        request = pools.pool_request(wh.con, campaign,
+                                     depth=info.depth if depth is None else depth,
+                                     runs=[run for run, _ in info.members],
+                                     team_pattern=team_pattern, qrels_id=qrels_id)
+        compare = (("depth",) if depth is not None else ()) + \
+            (("teams",) if team_pattern else ()) + ("qrels",)
+        pools.check_reuse(wh.con, pid, request, compare=compare,
+                          hint=f"leave out what differs to use {pool_name} as it is, or build "
+                          "the pool you want under another name (irw meta pool --name)")
+        return pid, False
     if depth is None:
         raise IrwError("give --pool NAME or --depth K")
+    request = pools.pool_request(wh.con, campaign, depth=depth, team_pattern=team_pattern,
+                                 qrels_id=qrels_id)
+    return pools.reuse_or_build(wh.con, request, f"depth{depth}")
+
+
+def _loo_or_undo(wh, pool_id, built, qrels_id, measures, keep):
+    """Leave-one-team-out; a pool built for it by this command is dropped again when it fails,
+    so that a failed command leaves nothing behind."""
+    from ..ingest import transaction
+    from . import pools
+    from .loo import leave_one_team_out
     try:
-        return pools.pool_id(wh.con, campaign, f"depth{depth}")
-    except IrwError:
-        return pools.build_pool(wh.con, campaign, depth=depth, team_pattern=team_pattern)
+        return leave_one_team_out(wh.con, pool_id=pool_id, qrels_id=qrels_id,
+                                  measures=measures, keep=keep)
+    except BaseException:
+        if built:
+            with transaction(wh.con):
+                pools.drop_pool(wh.con, pool_id)
+        raise
 
 
 @meta_app.command()
@@ -306,7 +372,7 @@ def report(campaign: Campaign, measure: Measures,
            B_bootstrap: Annotated[int, typer.Option("--B-bootstrap")] = 1000,
            B_tukey: Annotated[int, typer.Option("--B-tukey")] = 5000,
            B_swap: Annotated[int, typer.Option("--B-swap")] = 1000,
-           alpha: Alpha = 0.05,
+           alpha: Alpha = 0.05, tie_rule: TieRuleOpt = TieRule.ge,
            loo_depth: Annotated[Optional[int], typer.Option("--loo-depth", help="Also run "
                                 "leave-one-team-out on the pool of this depth.")] = None,
            team_pattern: Annotated[Optional[str], typer.Option("--team-pattern")] = None,
@@ -317,23 +383,37 @@ def report(campaign: Campaign, measure: Measures,
     """A reproducible report: discriminative power (both tests), sensitivity, swap rates,
     Kendall tau / tau_ap, significance agreement, optionally LOO; Markdown, JSON, plots."""
     def body():
+        from ..errors import IrwError
         from .report import ReportSettings, build_report
+        if team_pattern and not loo_depth:
+            raise IrwError("--team-pattern applies to the LOO pool: give --loo-depth too")
         settings = ReportSettings(seed=seed, alpha=alpha, B_bootstrap=B_bootstrap,
-                                  B_tukey=B_tukey, B_swap=B_swap)
+                                  B_tukey=B_tukey, B_swap=B_swap, tie_rule=tie_rule.value)
         metrics = _load(warehouse, campaign, list(dict.fromkeys([*measure, *(gold or [])])), run,
                         qrels, missing)
-        loo_part = None
+        loo_part, built_pool = None, None
         if loo_depth:
-            from .loo import leave_one_team_out
             with _open(warehouse) as wh:
-                pid = _pool_for(wh, campaign, None, loo_depth, team_pattern)
-                loo_part = {"pool": f"depth{loo_depth}", "depth": loo_depth,
-                            "result": leave_one_team_out(
-                                wh.con, pool_id=pid, qrels_id=wh.qrels_id(campaign, qrels),
-                                measures=measure)}
+                qid = wh.qrels_id(campaign, qrels)
+                pid, built = _pool_for(wh, campaign, None, loo_depth, team_pattern, qid)
+                result = _loo_or_undo(wh, pid, built, qid, measure, False)
+            built_pool = pid if built else None
+            loo_part = {"pool": result.pool.name, "depth": loo_depth, "result": result}
         command = "irw meta report " + " ".join(shlex.quote(a) for a in sys.argv[3:]) \
             if len(sys.argv) > 3 and sys.argv[1:3] == ["meta", "report"] else None
-        build_report(metrics, out, campaign=campaign, settings=settings, loo=loo_part,
-                     gold=gold, command=command)
+        try:
+            build_report(metrics, out, campaign=campaign, settings=settings, loo=loo_part,
+                         gold=gold, command=command)
+        except BaseException:
+            if built_pool is not None:              # a failed command leaves nothing behind
+                _drop_pool(warehouse, built_pool)
+            raise
         typer.echo(f"report written to {out / 'report.md'}")
     _guard(body)
+
+
+def _drop_pool(warehouse, pool_id: int) -> None:
+    from ..ingest import transaction
+    from . import pools
+    with _open(warehouse) as wh, transaction(wh.con):
+        pools.drop_pool(wh.con, pool_id)

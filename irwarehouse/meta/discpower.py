@@ -10,7 +10,8 @@ pairs with ASL < alpha is the metric's discriminative power, the ASL curve plots
   (the same number irwarehouse.stats.bootstrap_delta returns, computed in the same pass).
 * ``test="tukey"``: randomised Tukey HSD over all runs (irwarehouse.stats.tukey_hsd); the delta
   is the smallest |mean difference| among the significant pairs (seed 001 Fig 5, as
-  irwarehouse.stats.tukey_delta), NaN when none is.
+  irwarehouse.stats.tukey_delta), NaN when none is. ``tie_rule`` "ge" (default) counts a
+  permuted range equal to a pair's difference, "gt" does not (the seeds' '>'; docs/stats.md).
 
 Every metric is tested with the same seed, so all metrics see the same resamples.
 """
@@ -23,6 +24,7 @@ import numpy as np
 
 from ..stats import _validation as v
 from ..stats import paired_bootstrap_all_pairs, tukey_hsd
+from ..stats.resampling import TIE_RULES
 from ._common import MetricSet, pair_indices, resolve_seed
 
 TESTS = ("bootstrap", "tukey")
@@ -44,6 +46,7 @@ class DiscPower:
     mean_difference: np.ndarray       # mean(run a) - mean(run b)
     delta: float                      # estimated delta needed for significance
     per_pair_delta: np.ndarray | None = None   # bootstrap: borderline delta of each pair
+    tie_rule: str | None = None       # tukey: "ge" or "gt"; None for the bootstrap
 
     @property
     def n_pairs(self) -> int:
@@ -71,10 +74,14 @@ class DiscPower:
 
 def discriminative_power(matrix, *, measure: str = "", test: str = "bootstrap",
                          alpha: float = 0.05, B: int | None = None, rng=None,
-                         sampler=None, permuter=None) -> DiscPower:
-    """ASL of every run pair of a topics x runs matrix and the delta needed at alpha."""
+                         sampler=None, permuter=None, tie_rule: str = "ge") -> DiscPower:
+    """ASL of every run pair of a topics x runs matrix and the delta needed at alpha;
+    ``tie_rule`` ("ge" or "gt") applies to the Tukey test (the bootstrap counts '>=')."""
     matrix = v.as_matrix(matrix)
     v.check_choice(test, "test", TESTS)
+    v.check_choice(tie_rule, "tie_rule", TIE_RULES)
+    if test != "tukey" and tie_rule != "ge":
+        raise ValueError(f"tie_rule {tie_rule!r} applies to the Tukey test only")
     alpha = v.check_probability(alpha, "alpha")
     B = v.check_resamples(DEFAULT_B[test] if B is None else B)
     run_a, run_b = pair_indices(matrix.shape[1])
@@ -85,29 +92,35 @@ def discriminative_power(matrix, *, measure: str = "", test: str = "bootstrap",
                                          delta_alpha=alpha)
         return DiscPower(measure, test, alpha, B, res.seed, run_a, run_b, res.pvalue,
                          differences, float(res.borderline_delta.max()), res.borderline_delta)
-    res = tukey_hsd(matrix, B=B, rng=rng, permuter=permuter)
+    res = tukey_hsd(matrix, B=B, rng=rng, permuter=permuter, tie_rule=tie_rule)
     asl = res.pvalues[run_a, run_b]
     significant = np.abs(differences[asl < alpha])
     delta = float(significant.min()) if significant.size else float("nan")
-    return DiscPower(measure, test, alpha, B, res.seed, run_a, run_b, asl, differences, delta)
+    return DiscPower(measure, test, alpha, B, res.seed, run_a, run_b, asl, differences, delta,
+                     tie_rule=tie_rule)
 
 
 def discpower_table(metrics: MetricSet, *, test: str = "bootstrap", alpha: float = 0.05,
-                    B: int | None = None, rng=None) -> list[DiscPower]:
+                    B: int | None = None, rng=None, tie_rule: str = "ge") -> list[DiscPower]:
     """Discriminative power of every metric, sorted by share of significant pairs (descending,
     then delta ascending), as seed 001 Tables 2-3. All metrics share one seed."""
     seed = resolve_seed(rng)
     rows = [discriminative_power(metrics[m], measure=m, test=test, alpha=alpha, B=B,
-                                 rng=rng if seed is None else seed)
+                                 rng=rng if seed is None else seed, tie_rule=tie_rule)
             for m in metrics.measures]
     return sorted(rows, key=lambda r: (-r.share, np.nan_to_num(r.delta, nan=np.inf)))
 
 
 def table_records(rows: list[DiscPower], runs: list[str] | None = None) -> list[dict]:
-    """One record per metric: share, k/N, delta (the table's columns)."""
-    return [{"measure": r.measure, "test": r.test, "alpha": r.alpha, "B": r.B, "seed": r.seed,
-             "n_significant": r.n_significant, "n_pairs": r.n_pairs, "share": r.share,
-             "delta": None if np.isnan(r.delta) else r.delta} for r in rows]
+    """One record per metric: share, k/N, delta (the table's columns); Tukey rows also name
+    their tie rule."""
+    out = []
+    for r in rows:
+        rule = {"tie_rule": r.tie_rule} if r.tie_rule else {}
+        out.append({"measure": r.measure, "test": r.test, **rule, "alpha": r.alpha, "B": r.B,
+                    "seed": r.seed, "n_significant": r.n_significant, "n_pairs": r.n_pairs,
+                    "share": r.share, "delta": None if np.isnan(r.delta) else r.delta})
+    return out
 
 
 def pair_records(rows: list[DiscPower], runs: list[str]) -> list[dict]:

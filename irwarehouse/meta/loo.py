@@ -15,7 +15,7 @@ and the largest rank change.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import duckdb
 import numpy as np
@@ -23,6 +23,7 @@ import numpy as np
 from ..errors import WarehouseError
 from ..evaluate import EvalOptions, evaluate
 from ..measures import parse_measures
+from .pools import PoolInfo, pool_info
 from .rankcorr import kendall_tau
 
 LOO_JUDGMENTS = """
@@ -80,6 +81,24 @@ class LooResult:
     unique_judged: dict[str, int]     # team -> judgments removed for LOO_j
     runs: list[LooRun] = field(default_factory=list)
     summary: list[LooMeasure] = field(default_factory=list)
+    pool: PoolInfo | None = None      # how the pool was built
+    qrels: str | None = None          # the full qrels' name
+
+    def pool_record(self) -> dict:
+        """The pool's build parameters and the qrels, as columns for every output row
+        (prefixed pool_ where the name alone would be ambiguous)."""
+        if self.pool is None:
+            return {}
+        info = self.pool.record()
+        return {"pool": info["pool"], "pool_depth": info["depth"], "pool_runs": info["runs"],
+                "pool_teams": info["teams"], "team_source": info["team_source"],
+                "team_pattern": info["team_pattern"], "pool_qrels": info["qrels"],
+                "loo_qrels": self.qrels}
+
+    def describe(self) -> str:
+        """One line naming the pool's build and the qrels, for the table output."""
+        head = self.pool.describe() if self.pool else f"pool {self.pool_id}"
+        return f"{head}; LOO with qrels {self.qrels!r}"
 
     def largest_rank_change(self, measure: str | None = None) -> LooRun | None:
         """The run whose rank moves most (ties: the one losing most score)."""
@@ -116,8 +135,12 @@ def leave_one_team_out(con: duckdb.DuckDBPyConnection, *, pool_id: int, qrels_id
         WHERE pr.pool_id = ? ORDER BY r.name""", [pool_id]).fetchall()
     if not members:
         raise WarehouseError(f"pool {pool_id} has no runs")
+    info = pool_info(con, pool_id)
     pool_name, campaign_id = con.execute("SELECT name, campaign_id FROM pool WHERE pool_id = ?",
                                          [pool_id]).fetchone()
+    qrels_name = con.execute("SELECT name FROM qrels WHERE qrels_id = ?", [qrels_id]).fetchone()
+    if qrels_name is None:
+        raise WarehouseError(f"no qrels with id {qrels_id}")
     teams = sorted({t for _, _, t in members})
     run_ids = [m[0] for m in members]
     full = evaluate(con, run_ids, qrels_id, requests, options)
@@ -146,8 +169,9 @@ def leave_one_team_out(con: duckdb.DuckDBPyConnection, *, pool_id: int, qrels_id
         con.execute("ROLLBACK")
         raise
     con.execute("COMMIT" if keep else "ROLLBACK")
-    return _compare(pool_id, qrels_id, names, members, full_means, loo_means, unique_docs,
-                    unique_judged)
+    result = _compare(pool_id, qrels_id, names, members, full_means, loo_means, unique_docs,
+                      unique_judged)
+    return replace(result, pool=info, qrels=qrels_name[0])
 
 
 def _derived_qrels(con, campaign_id: int, qrels_id: int, name: str) -> int:

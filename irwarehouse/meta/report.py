@@ -29,6 +29,7 @@ class ReportSettings:
     B_bootstrap: int = 1000
     B_tukey: int = 5000
     B_swap: int = 1000
+    tie_rule: str = "ge"              # Tukey HSD: ge counts range == |difference|, gt does not
 
 
 def _pct(x: float) -> str:
@@ -63,7 +64,8 @@ def build_report(metrics: MetricSet, out_dir, *, campaign: str, settings: Report
     s = settings
     boot = dp.discpower_table(metrics, test="bootstrap", alpha=s.alpha, B=s.B_bootstrap,
                               rng=s.seed)
-    tukey = dp.discpower_table(metrics, test="tukey", alpha=s.alpha, B=s.B_tukey, rng=s.seed)
+    tukey = dp.discpower_table(metrics, test="tukey", alpha=s.alpha, B=s.B_tukey, rng=s.seed,
+                               tie_rule=s.tie_rule)
     swaps = sw.swap_table(metrics, B=s.B_swap, rng=s.seed)
     means = metrics.run_means()
     corr = rc.correlation_matrix(means, statistics=("kendall", "tau_ap", "spearman"))
@@ -96,7 +98,8 @@ def build_report(metrics: MetricSet, out_dir, *, campaign: str, settings: Report
     lines = [f"# Meta-evaluation report: {campaign}", "",
              f"{n_runs} runs, {n_topics} topics, {metrics.n_pairs} run pairs; "
              f"alpha = {s.alpha}; seed = {s.seed}; B = {s.B_bootstrap} (bootstrap), "
-             f"{s.B_tukey} (Tukey HSD), {s.B_swap} (swap).", ""]
+             f"{s.B_tukey} (Tukey HSD, tie rule {s.tie_rule}: range "
+             f"{'>=' if s.tie_rule == 'ge' else '>'} |difference|), {s.B_swap} (swap).", ""]
     if command:
         lines += ["Reproduce with:", "", "```", command, "```", ""]
     lines += ["## Discriminative power (seed 001 Tables 2-3, seed 004 Table 4)", "",
@@ -158,8 +161,11 @@ def build_report(metrics: MetricSet, out_dir, *, campaign: str, settings: Report
                                   lambda a, b: rows[(candidates[a], candidates[b])].cell())
         result["concordance"] = [r.record() for r in rows.values()]
     if loo is not None:
+        res = loo["result"]
+        built = f"{res.describe()}." if res.pool is not None else \
+            f"Pool {loo['pool']} of depth {loo['depth']}."
         lines += ["", "## Leave-one-team-out (seed 000 section 5.4)", "",
-                  f"Pool {loo['pool']} of depth {loo['depth']}; each team's runs re-evaluated "
+                  f"{built[0].upper()}{built[1:]} Each team's runs re-evaluated "
                   "without the documents only that team contributed.", "",
                   "| measure | Kendall tau (full vs LOO) | largest rank change | run | "
                   "mean score change | largest drop |", "|---|---|---|---|---|---|"]
@@ -168,6 +174,8 @@ def build_report(metrics: MetricSet, out_dir, *, campaign: str, settings: Report
                          f"{m.max_rank_change_run} | {m.mean_difference:+.4f} | "
                          f"{m.max_drop:.4f} |")
         result["loo"] = {"pool": loo["pool"], "depth": loo["depth"],
+                         "pool_build": res.pool.record() if res.pool is not None else None,
+                         "qrels": res.qrels,
                          "summary": [m.record() for m in loo["result"].summary],
                          "runs": [r.record() for r in loo["result"].runs],
                          "unique_docs": loo["result"].unique_docs}

@@ -11,6 +11,7 @@ from . import _validation as v
 from .classical import sign_test, wilcoxon_signed_rank
 from .correction import adjust, familywise_error
 from .resampling import (
+    TIE_RULES,
     observed_t,
     paired_bootstrap_all_pairs,
     randomisation_all_pairs,
@@ -54,6 +55,7 @@ class Comparison:
     n_runs: int
     pairs: list[PairResult]
     familywise_error: float
+    tie_rule: str | None = None  # tukey: "ge" or "gt" (tukey_hsd); None for the other tests
 
     @property
     def n_significant(self) -> int:
@@ -62,6 +64,8 @@ class Comparison:
     def records(self) -> list[dict]:
         """One plain dict per pair (plus test, correction, B, seed) for Arrow/DuckDB loading."""
         shared = {"test": self.test, "correction": self.correction, "B": self.B, "seed": self.seed}
+        if self.tie_rule is not None:
+            shared["tie_rule"] = self.tie_rule
         return [{**asdict(pair), **shared} for pair in self.pairs]
 
 
@@ -75,6 +79,7 @@ def compare_all(
     B: int | None = None,
     rng=None,
     plus_one: bool = False,
+    tie_rule: str = "ge",
     progress=None,
 ) -> Comparison:
     """Compare every pair of runs (columns, pairs in column order a < b) with ``test``.
@@ -82,7 +87,10 @@ def compare_all(
     test: "bootstrap" (paired, studentised; one shared index sample, B=1000), "tukey"
     (randomised Tukey HSD, B=5000; no further correction allowed), "randomisation" (shared
     sign flips, B=10000), "t", "wilcoxon", "sign". correction: None, "bonferroni", "holm",
-    "bh" (over the pairs). ``progress(done, total)`` is called as batches finish.
+    "bh" (over the pairs). ``tie_rule``: how Tukey HSD counts a permuted range equal to a
+    pair's difference, "ge" (counted, the default) or "gt" (not, Sakai's '>'); see
+    ``tukey_hsd``. The other tests count ties as at least as extreme and accept only "ge".
+    ``progress(done, total)`` is called as batches finish.
     """
     matrix = v.as_matrix(matrix)
     names = v.run_names_for(run_names, matrix.shape[1])
@@ -90,13 +98,16 @@ def compare_all(
     alpha = v.check_probability(alpha, "alpha")
     if test == "tukey" and correction is not None:
         raise ValueError("tukey already controls the family-wise error; use correction=None")
+    v.check_choice(tie_rule, "tie_rule", TIE_RULES)
+    if test != "tukey" and tie_rule != "ge":
+        raise ValueError(f"tie_rule {tie_rule!r} applies to test='tukey' only")
     if test in DEFAULT_B:
         B = v.check_resamples(DEFAULT_B[test] if B is None else B)
     elif B is not None:
         raise ValueError(f"B applies to resampling tests only, not to {test!r}")
 
     run_a, run_b, statistic, pvalue, used_B, seed, method = _run_test(
-        matrix, test, B=B, rng=rng, plus_one=plus_one, progress=progress
+        matrix, test, B=B, rng=rng, plus_one=plus_one, tie_rule=tie_rule, progress=progress
     )
     adjusted = adjust(pvalue, correction)
     means = matrix.mean(axis=0)
@@ -125,10 +136,11 @@ def compare_all(
         n_runs=matrix.shape[1],
         pairs=pairs,
         familywise_error=familywise_error(alpha, len(pairs)),
+        tie_rule=tie_rule if test == "tukey" else None,
     )
 
 
-def _run_test(matrix, test, *, B, rng, plus_one, progress):
+def _run_test(matrix, test, *, B, rng, plus_one, tie_rule, progress):
     if test == "bootstrap":
         res = paired_bootstrap_all_pairs(matrix, B=B, rng=rng, plus_one=plus_one, progress=progress)
         return res.run_a, res.run_b, res.statistic, res.pvalue, res.B, res.seed, res.method
@@ -137,7 +149,8 @@ def _run_test(matrix, test, *, B, rng, plus_one, progress):
         return res.run_a, res.run_b, res.statistic, res.pvalue, res.B, res.seed, res.method
     run_a, run_b = np.triu_indices(matrix.shape[1], k=1)
     if test == "tukey":
-        res = tukey_hsd(matrix, B=B, rng=rng, plus_one=plus_one, progress=progress)
+        res = tukey_hsd(matrix, B=B, rng=rng, plus_one=plus_one, tie_rule=tie_rule,
+                        progress=progress)
         statistic = np.abs(res.mean_differences[run_a, run_b])
         return run_a, run_b, statistic, res.pvalues[run_a, run_b], res.B, res.seed, "randomised"
     statistic, pvalue = _classical_pairs(matrix, run_a, run_b, test, progress)

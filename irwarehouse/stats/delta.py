@@ -69,6 +69,9 @@ def smallest_significant_delta(comparison: Comparison) -> DeltaResult:
     )
 
 
-def tukey_delta(matrix, *, alpha: float = 0.05, B: int = 5000, rng=None) -> DeltaResult:
-    """Randomised Tukey HSD estimate of the delta required at alpha (seed 001 Fig 5)."""
-    return smallest_significant_delta(compare_all(matrix, test="tukey", alpha=alpha, B=B, rng=rng))
+def tukey_delta(matrix, *, alpha: float = 0.05, B: int = 5000, rng=None,
+                tie_rule: str = "ge") -> DeltaResult:
+    """Randomised Tukey HSD estimate of the delta required at alpha (seed 001 Fig 5);
+    ``tie_rule`` as in tukey_hsd."""
+    return smallest_significant_delta(compare_all(matrix, test="tukey", alpha=alpha, B=B, rng=rng,
+                                                  tie_rule=tie_rule))

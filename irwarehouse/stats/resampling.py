@@ -496,6 +496,9 @@ def tukey_null_ranges(
     return ranges
 
 
+TIE_RULES = ("ge", "gt")
+
+
 def tukey_hsd(
     matrix,
     *,
@@ -503,25 +506,33 @@ def tukey_hsd(
     rng=None,
     permuter: RowPermuter | None = None,
     plus_one: bool = False,
+    tie_rule: str = "ge",
     return_null: bool = False,
     progress=None,
 ) -> TukeyHSDResult:
     """Randomised Tukey HSD over all runs (columns) of a topics x runs matrix.
 
-    Each replicate permutes every topic's row; ASL(X, Y) = #{b: max*b - min*b >= |mean X -
-    mean Y|} / B (seed 000 Fig 15 and seed 001 Fig 4 write '>'; the difference only matters on
-    exact ties, and '>=' keeps the ASL of identical runs at 1, as the bootstrap's).
+    Each replicate permutes every topic's row; with ``tie_rule="ge"`` (the default)
+    ASL(X, Y) = #{b: max*b - min*b >= |mean X - mean Y|} / B, with ``tie_rule="gt"``
+    #{b: max*b - min*b > |mean X - mean Y|} / B, the rule Sakai writes (Metrics, Statistics,
+    Tests, PROMISE Winter School 2013, Fig 15; J. Inf. Process. 2012, Fig 4). They differ where
+    a permuted range equals an observed difference, routine on coarse measures (P@10: means are
+    multiples of 0.001 over 100 topics; docs/stats.md). '>=' counts the observed arrangement
+    (the identity permutation) among those at least as extreme, as a permutation p-value does,
+    and keeps the ASL of identical runs at 1; under '>' the pair with the largest difference is
+    never matched by the identity permutation. The diagonal is 1 under both rules.
     ``permuter(batch, n, m, rng)`` returns (batch, n, m) row permutations (inject recorded ones).
     """
     matrix = v.as_matrix(matrix)
     B = v.check_resamples(B)
+    tie_rule = v.check_choice(tie_rule, "tie_rule", TIE_RULES)
     generator, seed = v.make_rng(rng)
     run_means = matrix.mean(axis=0)
     differences = run_means[:, None] - run_means[None, :]
     ranges = tukey_null_ranges(matrix, B, generator, permuter, progress)
-    pvalues = achieved_significance(
-        _count_at_least(ranges, np.abs(differences)), B, plus_one=plus_one
-    )
+    count = _count_exceeding(ranges, np.abs(differences), tie_rule)
+    pvalues = achieved_significance(count, B, plus_one=plus_one)
+    np.fill_diagonal(pvalues, 1.0)         # a run against itself is no pair
     return TukeyHSDResult(
         test="tukey",
         run_means=run_means,
@@ -530,11 +541,15 @@ def tukey_hsd(
         B=B,
         seed=seed,
         null_distribution=ranges if return_null else None,
+        tie_rule=tie_rule,
     )
 
 
-def _count_at_least(null_values: np.ndarray, observed: np.ndarray) -> np.ndarray:
-    """For each observed value, #{null >= observed} (with the rounding tolerance), by sorting."""
+def _count_exceeding(null_values: np.ndarray, observed: np.ndarray, tie_rule: str) -> np.ndarray:
+    """For each observed value, #{null >= observed} ("ge") or #{null > observed} ("gt"), a null
+    value within the rounding tolerance of the observed one being a tie; by sorting."""
     sorted_null = np.sort(null_values)
-    threshold = observed - _TIE_TOLERANCE * np.abs(observed)
-    return null_values.size - np.searchsorted(sorted_null, threshold, side="left")
+    slack = _TIE_TOLERANCE * np.abs(observed)
+    if tie_rule == "ge":
+        return null_values.size - np.searchsorted(sorted_null, observed - slack, side="left")
+    return null_values.size - np.searchsorted(sorted_null, observed + slack, side="right")

@@ -75,7 +75,8 @@ class TukeyHSDResult:
 
     ``pvalues[i, j]`` is the ASL of the pair of runs i and j (symmetric, 1 on the diagonal);
     ``mean_differences[i, j] = mean_i - mean_j``. ``null_distribution`` holds the B values of
-    max(run mean) - min(run mean) of the permuted matrices when asked for.
+    max(run mean) - min(run mean) of the permuted matrices when asked for. ``tie_rule`` is how a
+    permuted range equal to a pair's difference was counted: "ge" (counted) or "gt" (not).
     """
 
     test: str
@@ -85,3 +86,4 @@ class TukeyHSDResult:
     B: int
     seed: int | None
     null_distribution: np.ndarray | None = field(default=None, repr=False, compare=False)
+    tie_rule: str = "ge"

@@ -71,8 +71,10 @@ def test_pool_and_loo(wh_path):
     assert loo.exit_code == 0, loo.output
     summary = json.loads(loo.output)[0]
     assert summary["measure"] == "AP" and "max_rank_change" in summary
+    # the stored depth3 pool is reused only for the same request (issue 24): same team pattern
     per_run = json.loads(irw("meta", "loo", "-w", str(wh_path), "-C", "c", "--depth", "3",
-                             "-m", "AP", "--per-run", "-f", "json").output)
+                             "--team-pattern", "^(alpha|beta|gamma)", "-m", "AP", "--per-run",
+                             "-f", "json").output)
     assert len(per_run) == 5
 
 

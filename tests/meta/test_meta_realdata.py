@@ -61,3 +61,33 @@ def test_leave_one_team_out_at_depth_100(robust):
               f"{largest.full:.4f} -> {largest.loo:.4f})")
     # nothing left behind
     assert robust.con.execute("SELECT count(*) FROM qrels").fetchone()[0] == 1
+
+
+def test_tukey_tie_rules_on_p10_against_exact_counts(robust):
+    """Issue 24: P@10 means are multiples of 0.001, so permuted ranges equal to a pair's
+    difference are routine. Both rules against integer arithmetic (P@10 x 10 is an integer) on
+    the same permutations, and the figures docs/meta.md and docs/stats.md quote (seed 1)."""
+    from _matrices import RecordingSampler
+
+    from irwarehouse.stats import default_row_permuter
+    matrix = load_metrics(robust, "robust03", ["P@10"])["P@10"]
+    tenths = np.rint(matrix * 10).astype(np.int64)
+    assert np.allclose(tenths / 10, matrix, rtol=0, atol=1e-12)
+    asl, permutations = {}, {}
+    for rule in ("ge", "gt"):
+        recorder = RecordingSampler(default_row_permuter)
+        asl[rule] = dp.discriminative_power(matrix, test="tukey", B=5000, rng=1,
+                                            permuter=recorder, tie_rule=rule)
+        permutations[rule] = np.concatenate(recorder.calls)
+    np.testing.assert_array_equal(permutations["ge"], permutations["gt"])
+    perms = permutations["ge"]
+    sums = np.take_along_axis(np.broadcast_to(tenths, perms.shape), perms, axis=2).sum(axis=1)
+    ranges = (sums.max(axis=1) - sums.min(axis=1))[:, None]
+    totals = tenths.sum(axis=0)
+    observed = np.abs(totals[asl["ge"].run_a] - totals[asl["ge"].run_b])[None, :]
+    np.testing.assert_array_equal(asl["ge"].asl, (ranges >= observed).sum(axis=0) / 5000)
+    np.testing.assert_array_equal(asl["gt"].asl, (ranges > observed).sum(axis=0) / 5000)
+    shift = asl["ge"].asl - asl["gt"].asl
+    assert (asl["ge"].n_significant, asl["gt"].n_significant) == (47, 48)
+    assert np.count_nonzero(asl["ge"].significant != asl["gt"].significant) == 1
+    assert np.count_nonzero(shift) == 70 and shift.max() == pytest.approx(0.0352, abs=1e-12)
