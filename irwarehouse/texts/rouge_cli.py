@@ -107,7 +107,7 @@ def run(argv: list[str], out=None) -> int:
     try:
         options = parse_options(opts)
         if "--references" in opts and not args:
-            from .store import rouge_from_warehouse
+            from .rouge_store import rouge_from_warehouse
             text = rouge_from_warehouse(opts, options)
         else:
             text = _from_config(opts, args, options)
@@ -137,7 +137,7 @@ def _from_config(opts: dict[str, str], args: list[str], options: RougeOptions) -
             raise UsageError("give a system ID to evaluate, or -a for all systems")
     results = evaluate(config, options, peer_ids)
     if "--store" in opts:
-        from .store import store_rouge_config
+        from .rouge_store import store_rouge_config
         store_rouge_config(opts, Path(args[0]), config, options, results)
     return "".join(format_result(r, options) for r in results)
 

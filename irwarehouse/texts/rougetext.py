@@ -48,8 +48,9 @@ def lower_ascii(text: str) -> str:
     return text.translate(_LOWER)
 
 
-def read_sentences(path: Path | str, fmt: str = "SPL") -> list[str]:
-    """The sentences of a summary file, ASCII-lower-cased, as ROUGE's readText collects them."""
+def read_sentences(path: Path | str, fmt: str = "SPL", lower: bool = True) -> list[str]:
+    """The sentences of a summary file, ASCII-lower-cased (unless not `lower`), as ROUGE's
+    readText collects them."""
     try:
         data = Path(path).read_bytes().decode("latin-1")
     except OSError as exc:
@@ -59,7 +60,7 @@ def read_sentences(path: Path | str, fmt: str = "SPL") -> list[str]:
     if fmt == "SPL":
         # chomp removes one trailing newline; empty lines are skipped (blank ones are not)
         body = lines[:-1] if data.endswith("\n") else lines
-        return [lower_ascii(line) for line in body if line]
+        return [lower_ascii(line) if lower else line for line in body if line]
     if fmt not in ("SEE", "ISI"):
         raise InputError(path, None, f"input format {fmt} is not readable as text "
                          "(SPL, SEE or ISI)")
@@ -69,7 +70,7 @@ def read_sentences(path: Path | str, fmt: str = "SPL") -> list[str]:
         full = line + "\n" if i < len(lines) - 1 else line    # SEE lines are not chomped
         m = pattern.match(full)
         if m:
-            out.append(lower_ascii(m.group(group)))
+            out.append(lower_ascii(m.group(group)) if lower else m.group(group))
     return out
 
 
