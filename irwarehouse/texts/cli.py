@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -36,12 +36,12 @@ def register(app: typer.Typer, ingest_app: typer.Typer, guard, warehouse_path) -
         kind: Annotated[TextKind, typer.Option(help="What the file holds (an .xml file is "
                                                "always a ROUGE configuration).")]
         = TextKind.outputs,
-        name: Annotated[Optional[str], typer.Option(help="Name of the reference set "
+        name: Annotated[str | None, typer.Option(help="Name of the reference set "
                                                     "(default: the file name).")] = None,
         byte_limit: Annotated[int, typer.Option(help="ROUGE's -b: keep only the first N "
                                                 "bytes of each text.")] = 0,
         replace: Annotated[bool, typer.Option(help="Replace texts stored before.")] = False,
-        warehouse: Annotated[Optional[Path], typer.Option("--warehouse", "-w")] = None,
+        warehouse: Annotated[Path | None, typer.Option("--warehouse", "-w")] = None,
     ):
         """Ingest system outputs or reference texts, tokenised as ROUGE-1.5.5 does."""
         def body():
@@ -59,23 +59,24 @@ def register(app: typer.Typer, ingest_app: typer.Typer, guard, warehouse_path) -
     def ingest_nuggets(
         campaign: Annotated[str, typer.Option("--campaign", "-C", help="Campaign name.")],
         name: Annotated[str, typer.Option(help="Name of the nugget / iUnit set.")],
-        gold: Annotated[Optional[Path], typer.Option(help="topic unit weight text "
+        gold: Annotated[Path | None, typer.Option(help="topic unit weight text "
                                                      "(weight: number, vital or okay).")] = None,
-        matches: Annotated[Optional[Path], typer.Option(
+        matches: Annotated[Path | None, typer.Option(
             help="topic run unit [end_offset|- [support|partial_support]].")] = None,
-        lengths: Annotated[Optional[Path], typer.Option(
+        lengths: Annotated[Path | None, typer.Option(
             help="topic run length (characters without whitespace).")] = None,
-        intents: Annotated[Optional[Path], typer.Option(
+        intents: Annotated[Path | None, typer.Option(
             help="topic intent probability / topic intent unit importance (M).")] = None,
-        mobileclick: Annotated[Optional[Path], typer.Option(
+        mobileclick: Annotated[Path | None, typer.Option(
             help="topic run layer seq kind unit length (M; layer - = first).")] = None,
         replace: Annotated[bool, typer.Option(help="Replace a gold set of this name.")] = False,
-        warehouse: Annotated[Optional[Path], typer.Option("--warehouse", "-w")] = None,
+        warehouse: Annotated[Path | None, typer.Option("--warehouse", "-w")] = None,
     ):
         """Ingest gold nuggets / iUnits and runs' matches against them (one transaction)."""
         def body():
             from ..warehouse import connect
-            from .nuggets import NuggetFiles, ingest_nuggets as ingest
+            from .nuggets import NuggetFiles
+            from .nuggets import ingest_nuggets as ingest
             con = connect(warehouse_path(warehouse), macros=False)
             try:
                 files = NuggetFiles(gold, matches, lengths, intents, mobileclick)
@@ -91,12 +92,12 @@ def register(app: typer.Typer, ingest_app: typer.Typer, guard, warehouse_path) -
         measure: Annotated[list[str], typer.Option(
             "--measure", "-m", help="nuggetF, nuggetF_trec2003, nuggetF_trec2004, POURPRE, S, "
             "T, S#, U-iUnit, M, strict_vital, strict_all, vital, all.")],
-        param: Annotated[Optional[list[str]], typer.Option(
+        param: Annotated[list[str] | None, typer.Option(
             "--param", "-p", help="name=value: beta, allowance, patience, partial, "
             "stem_tokens.")] = None,
         store: Annotated[bool, typer.Option(help="Store the scores in `score`.")] = False,
         per_topic: Annotated[bool, typer.Option("-q", help="Per-topic values too.")] = False,
-        warehouse: Annotated[Optional[Path], typer.Option("--warehouse", "-w")] = None,
+        warehouse: Annotated[Path | None, typer.Option("--warehouse", "-w")] = None,
     ):
         """Nugget and iUnit measures of every run (measure, run, topic|all, value)."""
         def body():

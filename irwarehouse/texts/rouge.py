@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 def fmt5(x: float) -> str:
     """Perl's sprintf("%7.5f"): the string ROUGE stores and prints."""
-    return "%7.5f" % x
+    return format(x, "7.5f")
 
 
 @dataclass(frozen=True)
@@ -76,7 +76,7 @@ def clipped_hits(model: Counter, peer: Counter) -> int:
 
 def _recall_key(hit: float, count: float) -> float:
     """The score formula B compares: sprintf("%07.5f") of the recall, 0 without model grams."""
-    return float("%07.5f" % (hit / count)) if count else 0.0
+    return float(format(hit / count, "07.5f")) if count else 0.0
 
 
 def gram_pair(model_grams: tuple[Counter, int], peer_grams: tuple[Counter, int]) -> PairScore:

@@ -18,8 +18,16 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .rouge import (EvalScore, combine, fmt5, gram_pair, lcs_pair, ngram_counts,
-                    skip_bigram_counts, wlcs_pair)
+from .rouge import (
+    EvalScore,
+    combine,
+    fmt5,
+    gram_pair,
+    lcs_pair,
+    ngram_counts,
+    skip_bigram_counts,
+    wlcs_pair,
+)
 from .rouge_config import Config, Evaluation
 from .rougetext import TokenOptions, read_sentences, sentence_tokens, truncate
 
@@ -227,12 +235,15 @@ def averages(scores: dict[str, tuple], options: RougeOptions) -> Averages:
             total += x
         means.append(fmt5(total / len(ranked)))
 
-        def at(i: int) -> float:     # Perl: an index past the end is undef (0), -1 the last
-            return ranked[i] if -len(ranked) <= i < len(ranked) else 0.0
-        low = at(lower_a) + (at(lower_a + 1) - at(lower_a)) * weight
-        high = at(upper_a) + (at(upper_a + 1) - at(upper_a)) * weight
+        low = _at(ranked, lower_a) + (_at(ranked, lower_a + 1) - _at(ranked, lower_a)) * weight
+        high = _at(ranked, upper_a) + (_at(ranked, upper_a + 1) - _at(ranked, upper_a)) * weight
         bounds += [fmt5(low), fmt5(high)]
     return Averages(means[0], means[1], means[2], tuple(bounds), counts)
+
+
+def _at(ranked: list[float], i: int) -> float:
+    """Perl's $array[i]: an index past the end is undef (0), a negative one counts from the end."""
+    return ranked[i] if -len(ranked) <= i < len(ranked) else 0.0
 
 
 def _eval_sort_key(key: str):
@@ -257,7 +268,7 @@ def perl_number(x: float) -> str:
     """How Perl prints a number: integers plainly, others with 15 significant digits."""
     if float(x).is_integer() and abs(x) < 1e15:
         return str(int(x))
-    return "%.15g" % x
+    return format(x, ".15g")
 
 
 def format_result(result: MethodResult, options: RougeOptions) -> str:

@@ -19,8 +19,14 @@ from ..errors import InputError, WarehouseError
 from ..ingest import _check_name, campaign_id, transaction
 from ..sqlassets import sql_dir
 from .porter import rouge_stem
-from .rougetext import (TokenOptions, clean_tokens, keep_token, lower_ascii, perl_split,
-                        smart_stopwords)
+from .rougetext import (
+    TokenOptions,
+    clean_tokens,
+    keep_token,
+    lower_ascii,
+    perl_split,
+    smart_stopwords,
+)
 
 TEXT_SQL_FILES = ("rouge.sql", "nuggets.sql", "iunits.sql")
 
@@ -85,7 +91,7 @@ def read_text_tsv(path: Path, key_name: str) -> dict[tuple[str, str], list[str]]
         line = data[:exc.start].count(b"\n") + 1
         raise InputError(path, line, "not UTF-8") from None
     for number, line in enumerate(text.split("\n"), 1):
-        line = line[:-1] if line.endswith("\r") else line
+        line = line.removesuffix("\r")
         if not line.strip() or line.startswith("#"):
             continue
         fields = line.split("\t")
