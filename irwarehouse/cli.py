@@ -92,6 +92,10 @@ def _guard(fn):
         raise typer.Exit(130)
 
 
+from .texts.cli import register as _register_texts  # noqa: E402  (rouge, nuggets, ingest texts)
+_register_texts(app, ingest_app, _guard, _warehouse_path)
+
+
 @app.callback()
 def main_options(debug: Annotated[bool, typer.Option(help="Show tracebacks.")] = False):
     DEBUG["on"] = debug

@@ -390,3 +390,99 @@ SELECT campaign, venue, year, qrels, measure, options, count(*) AS num_runs,
 FROM cross_campaign
 GROUP BY ALL;
 -- ==== end of analyst views ========================================================================
+
+-- ==== text outputs, references, nuggets and iUnits (issue 17) =====================================
+-- System outputs as text: one row per sentence of a run's output for a topic (`irw ingest texts`;
+-- a run's sentences keep their order). Runs are rows of `run` (the ROUGE peer or RAG system).
+CREATE TABLE IF NOT EXISTS text_output (
+    run_id       INTEGER NOT NULL,
+    topic        VARCHAR NOT NULL,
+    sentence     INTEGER NOT NULL,  -- 0-based order within the output
+    body         VARCHAR NOT NULL
+);
+
+-- Reference texts (ROUGE models): a reference set is a row of `qrels` (format 'text_references'),
+-- so scores against it are stored like scores against a judgment set.
+CREATE TABLE IF NOT EXISTS text_reference (
+    qrels_id     INTEGER NOT NULL,
+    topic        VARCHAR NOT NULL,
+    ref_id       VARCHAR NOT NULL,
+    ref_no       INTEGER NOT NULL,  -- order of first appearance (ROUGE's model order)
+    sentence     INTEGER NOT NULL,
+    body         VARCHAR NOT NULL
+);
+
+-- Tokens of outputs (source 'run', owner_id = run_id, ref_id '') and references (source 'ref',
+-- owner_id = qrels_id), tokenised as ROUGE-1.5.5 does: only tokens ROUGE can count (starting
+-- with a letter or digit); word_no = the whitespace-separated word it comes from (ROUGE's -l);
+-- stem = ROUGE's stemmer (-m, tokens longer than 3); is_stop = on ROUGE's stopword list (-s).
+CREATE TABLE IF NOT EXISTS text_token (
+    source       VARCHAR NOT NULL,
+    owner_id     INTEGER NOT NULL,
+    topic        VARCHAR NOT NULL,
+    ref_id       VARCHAR NOT NULL,
+    sentence     INTEGER NOT NULL,
+    word_no      INTEGER NOT NULL,
+    pos          INTEGER NOT NULL,  -- 0-based position among the text's tokens
+    token        VARCHAR NOT NULL,
+    stem         VARCHAR NOT NULL,
+    is_stop      BOOLEAN NOT NULL
+);
+
+-- Output lengths in characters, whitespace excluded (nugget allowance precision, T-measure):
+-- from the stored text, or given with `irw ingest nuggets --lengths` when only matches exist.
+CREATE TABLE IF NOT EXISTS text_length (
+    run_id       INTEGER NOT NULL,
+    topic        VARCHAR NOT NULL,
+    num_chars    BIGINT NOT NULL,
+    PRIMARY KEY (run_id, topic)
+);
+
+-- Gold nuggets / iUnits of a nugget set (a `qrels` row, format 'nuggets'): weight (vital = 1,
+-- okay = 0 when given as labels), the vital/okay label when given, and the nugget text or vital
+-- string (its length without whitespace is vital_length).
+CREATE TABLE IF NOT EXISTS nugget (
+    qrels_id     INTEGER NOT NULL,
+    topic        VARCHAR NOT NULL,
+    unit         VARCHAR NOT NULL,
+    weight       DOUBLE NOT NULL,
+    label        VARCHAR,           -- 'vital' | 'okay' | NULL
+    body         VARCHAR NOT NULL,
+    vital_length BIGINT NOT NULL,
+    PRIMARY KEY (qrels_id, topic, unit)
+);
+
+-- Per-intent importance of iUnits and intent probabilities for the M-measure (MobileClick).
+CREATE TABLE IF NOT EXISTS nugget_intent (
+    qrels_id     INTEGER NOT NULL,
+    topic        VARCHAR NOT NULL,
+    intent       VARCHAR NOT NULL,
+    unit         VARCHAR NOT NULL,  -- '' for the intent's own row (its probability)
+    importance   DOUBLE,
+    probability  DOUBLE
+);
+
+-- Units found in a run's output: the end offset of the match in characters (whitespace
+-- excluded; NULL when unknown) and the support (nuggetizer: support / partial_support).
+CREATE TABLE IF NOT EXISTS nugget_match (
+    run_id       INTEGER NOT NULL,
+    qrels_id     INTEGER NOT NULL,
+    topic        VARCHAR NOT NULL,
+    unit         VARCHAR NOT NULL,
+    end_offset   BIGINT,
+    support      VARCHAR NOT NULL DEFAULT 'support'
+);
+
+-- A MobileClick two-layer output: the first layer (layer '') and one second layer per intent,
+-- each a sequence of iUnits (kind 'iunit') and intent links (kind 'link', unit = the intent).
+CREATE TABLE IF NOT EXISTS mobileclick_element (
+    run_id       INTEGER NOT NULL,
+    qrels_id     INTEGER NOT NULL,
+    topic        VARCHAR NOT NULL,
+    layer        VARCHAR NOT NULL,
+    seq          INTEGER NOT NULL,
+    kind         VARCHAR NOT NULL,
+    unit         VARCHAR NOT NULL,
+    length       BIGINT NOT NULL
+);
+-- ==== end of text outputs ==========================================================================
