@@ -337,3 +337,9 @@ def report(campaign: Campaign, measure: Measures,
                      gold=gold, command=command)
         typer.echo(f"report written to {out / 'report.md'}")
     _guard(body)
+
+
+# predictive power of metrics against side-by-side preferences (issue 16; irwarehouse.online)
+from ..online.cli import meta_command as _predictive_power  # noqa: E402
+
+meta_app.command("predictive-power")(_predictive_power)

@@ -110,10 +110,11 @@ class _SessionChecks:
 
 def read_sessions(path) -> tuple[pa.Table, dict[str, bool]]:
     """Parse a session log into (session, topic, query_no, rank, doc, clicked, click_time,
-    dwell, file_order) and which optional columns the header named."""
+    dwell, file_order, line) and which optional columns the header named."""
     path = Path(path)
     names: list[str] | None = None
     cols: dict[str, list] = {c: [] for c in SESSION_REQUIRED + SESSION_OPTIONAL}
+    lines: list[int] = []
     checks = _SessionChecks(path)
     for lineno, text in _lines(path):
         if not text.strip():
@@ -142,6 +143,7 @@ def read_sessions(path) -> tuple[pa.Table, dict[str, bool]]:
                      ("query_no", query_no), ("rank", rank), ("doc", row["doc"]),
                      ("clicked", clicked), ("click_time", click_time), ("dwell", dwell)):
             cols[c].append(v)
+        lines.append(lineno)
     if names is None:
         raise InputError(path, None, "no header line")
     if not cols["session"]:
@@ -156,6 +158,7 @@ def read_sessions(path) -> tuple[pa.Table, dict[str, bool]]:
         "click_time": pa.array(cols["click_time"], pa.float64()),
         "dwell": pa.array(cols["dwell"], pa.float64()),
         "file_order": pa.array(range(len(cols["session"])), pa.int64()),
+        "line": pa.array(lines, pa.int64()),
     })
     return table, {c: c in names for c in SESSION_OPTIONAL}
 

@@ -52,6 +52,7 @@ GROUP BY q.run, q.session;
 
 -- measure: CTR
 -- macro: irw_ctr
+-- aliases: clickthrough_rate
 -- params: cutoff INTEGER = NULL
 -- summary: mean
 -- doc: clickthrough rate of a session: clicked results / shown results (ranks <= cutoff).
@@ -84,6 +85,7 @@ FROM irw_click_sessions(campaign := campaign, run := run, cutoff := cutoff) s;
 
 -- measure: mean_click_rank
 -- macro: irw_mean_click_rank
+-- aliases: MCR
 -- params: cutoff INTEGER = NULL
 -- summary: mean
 -- doc: mean rank of the clicked results of a session (clicks at 2, 3, 4: (2+3+4)/3 = 3; at 1
@@ -97,6 +99,7 @@ WHERE s.clicks > 0;
 
 -- measure: time_to_first_click
 -- macro: irw_time_to_first_click
+-- aliases: TTFC
 -- params: cutoff INTEGER = NULL
 -- summary: mean
 -- doc: seconds from the session start to its first click (click_time is measured from the
