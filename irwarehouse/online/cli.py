@@ -31,6 +31,11 @@ class Method(str, Enum):
     optimized = "optimized"
 
 
+class Stop(str, Enum):
+    either = "either"
+    turn = "turn"
+
+
 class Level(str, Enum):
     session = "session"
     topic = "topic"
@@ -141,6 +146,9 @@ def interleave(
     first: Annotated[First, typer.Option(help="Balanced: which run goes first (random: a "
                      "seeded coin per topic; a: Baeza-Yates & Ribeiro-Neto's combine_ranking)"
                      ".")] = First.random,
+    stop: Annotated[Stop, typer.Option(help="Balanced: stop when either run is exhausted "
+                    "(Joachims) or only when the run whose turn it is is (combine_ranking)."
+                    )] = Stop.either,
     tau: Annotated[float, typer.Option(help="Probabilistic: softmax exponent.")] = 3.0,
     clicks: Annotated[Optional[Path], typer.Option(help="A click log of the interleaved lists "
                       "(session-log format): infer each impression's outcome.")] = None,
@@ -163,7 +171,8 @@ def interleave(
         label = name or (f"{run[0]}~{run[1]}.{method.value}.{seed}" if run else None)
         with _open(warehouse, create=False) as wh:
             if run and (clicks is None or not _exists(wh.con, campaign, label)):
-                params = {"first": None if first == First.random else first.value}
+                params = {"first": None if first == First.random else first.value,
+                          "stop": stop.value}
                 if method == Method.probabilistic:
                     params = {"tau": tau}
                 elif method != Method.balanced:

@@ -45,12 +45,20 @@ class Interleaved:
 
 # -- balanced --------------------------------------------------------------------------------
 def balanced(a, b, depth: int, rng: np.random.Generator | None = None,
-             first: str | None = None) -> Interleaved:
+             first: str | None = None, stop: str = "either") -> Interleaved:
+    """stop="either": stop when either list is exhausted (Joachims 2002; mpkato/interleaving);
+    stop="turn": stop only when the list whose turn it is has no next document, as the
+    recursion of combine_ranking reads (R_A = (a,b,c,d), R_B = (b,e,a,f), A first: a, b, e,
+    c, d, f)."""
     a_first = (rng.integers(2) == 0) if first is None else first == "a"
     out = Interleaved([])
     ka = kb = 0
-    while ka < len(a) and kb < len(b) and len(out.docs) < depth:
-        if ka < kb or (ka == kb and a_first):
+    while len(out.docs) < depth:
+        a_turn = ka < kb or (ka == kb and a_first)
+        if (stop == "either" and (ka >= len(a) or kb >= len(b))) or \
+                (a_turn and ka >= len(a)) or (not a_turn and kb >= len(b)):
+            break
+        if a_turn:
             if a[ka] not in out.docs:
                 out.docs.append(a[ka])
                 out.teams.append(0)
@@ -291,7 +299,8 @@ def outcome(credit_a: float, credit_b: float) -> str:
 
 def interleave(method: str, a, b, depth: int, rng: np.random.Generator, **params) -> Interleaved:
     if method == "balanced":
-        return balanced(a, b, depth, rng, first=params.get("first"))
+        return balanced(a, b, depth, rng, first=params.get("first"),
+                        stop=params.get("stop", "either"))
     if method == "team_draft":
         return team_draft([a, b], depth, rng)
     if method == "probabilistic":
