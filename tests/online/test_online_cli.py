@@ -176,3 +176,17 @@ def test_user_oriented_and_e_f(camp):
     assert got[("E(b=0)@2", "t1")] == pytest.approx(0.0)
     assert got[("F@2", "t1")] == pytest.approx(0.8)
     assert got[("E@2", "t1")] == pytest.approx(0.2)
+
+
+def test_report_has_precision_histogram_and_click_logs(camp):
+    pytest.importorskip("matplotlib")
+    tmp, w = camp
+    assert irw("ingest", "sessions", _log(tmp, "x", "ac"), "-C", "c", "--run", "X",
+               "-w", w).exit_code == 0
+    res = irw("report", "-C", "c", "-o", tmp / "rep", "--baseline", "A", "-w", w)
+    assert res.exit_code == 0, res.output
+    text = (tmp / "rep" / "report.html").read_text()
+    assert "Precision histogram against A" in text and "Click logs" in text
+    assert (tmp / "rep" / "figures" / "precision_histogram.svg").is_file()
+    assert "run_delta('A', 'Rprec')" in (tmp / "rep" / "queries" /
+                                         "precision_histogram.sql").read_text()
