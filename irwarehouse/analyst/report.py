@@ -628,7 +628,7 @@ def build_report(wh, campaign: str, out_dir: str | Path, *, measures: list[str] 
                                               "median", "max"]),
                  sql("hard_topics")),
     ]
-    from ..online.report import online_sections      # precision histogram, click logs
+    from ..online.report import online_sections  # precision histogram, click logs
     sections += online_sections(wh, campaign, qrels_name, baseline, figures, warehouse_label)
     meta_rows = "".join(f"<tr><td>{k}</td><td>{v}</td></tr>" for k, v in meta.items())
     parts = [

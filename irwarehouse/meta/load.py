@@ -17,7 +17,7 @@ def canonical_name(measure: str, version: int = 9) -> str:
     try:
         requests = parse_measures([measure], version=version)
     except MeasureError:
-        from ..online.measures import is_online, parse     # session/click measures (issue 16)
+        from ..online.measures import is_online, parse  # session/click measures (issue 16)
         if is_online(measure):
             return parse(measure).name
         raise

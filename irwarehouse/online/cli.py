@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -17,9 +17,9 @@ from ..cliopts import TableFormat
 online_app = typer.Typer(help="Sessions, click logs, A/B tests and side-by-side preferences.",
                          no_args_is_help=True)
 Campaign = Annotated[str, typer.Option("--campaign", "-C", help="Campaign name.")]
-OptCampaign = Annotated[Optional[str], typer.Option(
+OptCampaign = Annotated[str | None, typer.Option(
     "--campaign", "-C", help="Campaign name (default: found from the file's runs or topics).")]
-WarehouseOpt = Annotated[Optional[Path], typer.Option(
+WarehouseOpt = Annotated[Path | None, typer.Option(
     "--warehouse", "-w", help="Warehouse file (default: $IRW_WAREHOUSE or ./irw.duckdb).")]
 Fmt = Annotated[TableFormat, typer.Option("--format", "-f", help="Output format.")]
 
@@ -75,10 +75,10 @@ def ingest_sessions(
     file: Annotated[Path, typer.Argument(help="Session log: tab-separated, header line "
                     "session topic query_no rank doc [clicked click_time dwell].")],
     campaign: Campaign,
-    run: Annotated[Optional[str], typer.Option("--run", "--system", help="The system that "
+    run: Annotated[str | None, typer.Option("--run", "--system", help="The system that "
                    "produced the sessions: its run name in the campaign (default: the file "
                    "name).")] = None,
-    team: Annotated[Optional[str], typer.Option(help="Team of that system.")] = None,
+    team: Annotated[str | None, typer.Option(help="Team of that system.")] = None,
     replace: Annotated[bool, typer.Option(help="Replace a session log of the same name.")]
     = False,
     warehouse: WarehouseOpt = None,
@@ -133,15 +133,15 @@ def ingest_known(
 # -- interleave ------------------------------------------------------------------------------
 def interleave(
     campaign: Campaign,
-    run: Annotated[Optional[list[str]], typer.Option("--run", help="The two runs to "
+    run: Annotated[list[str] | None, typer.Option("--run", help="The two runs to "
                    "interleave: --run A --run B.")] = None,
     method: Annotated[Method, typer.Option(help="Interleaving method.")] = Method.team_draft,
     seed: Annotated[int, typer.Option(help="Random seed (recorded).")] = 1,
     depth: Annotated[int, typer.Option(help="Length of the interleaved lists (the top "
                      "`depth` of each run are mixed).")] = 10,
-    name: Annotated[Optional[str], typer.Option(help="Name of the interleaving (default: "
+    name: Annotated[str | None, typer.Option(help="Name of the interleaving (default: "
                     "A~B.method.seed).")] = None,
-    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write the interleaved "
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Write the interleaved "
                    "lists as a TREC run file.")] = None,
     first: Annotated[First, typer.Option(help="Balanced: which run goes first (random: a "
                      "seeded coin per topic; a: Baeza-Yates & Ribeiro-Neto's combine_ranking)"
@@ -150,7 +150,7 @@ def interleave(
                     "(Joachims) or only when the run whose turn it is is (combine_ranking)."
                     )] = Stop.either,
     tau: Annotated[float, typer.Option(help="Probabilistic: softmax exponent.")] = 3.0,
-    clicks: Annotated[Optional[Path], typer.Option(help="A click log of the interleaved lists "
+    clicks: Annotated[Path | None, typer.Option(help="A click log of the interleaved lists "
                       "(session-log format): infer each impression's outcome.")] = None,
     B: Annotated[int, typer.Option("-B", help="Bootstrap resamples of the summary.")] = 1000,
     replace: Annotated[bool, typer.Option(help="Replace an interleaving of the same name.")]
@@ -213,8 +213,8 @@ def online_eval(
     measure: Annotated[list[str], typer.Option("--measure", "-m", help="Session, click or "
                        "user-oriented measure (repeatable), e.g. -m sDCG@10 -m CTR -m "
                        "'U_click(traversal=linear)' -m 'E(b=0.5)@10'.")],
-    run: Annotated[Optional[str], typer.Option("--run", help="Only this system/run.")] = None,
-    qrels: Annotated[Optional[str], typer.Option("--qrels", help="Which stored qrels.")]
+    run: Annotated[str | None, typer.Option("--run", help="Only this system/run.")] = None,
+    qrels: Annotated[str | None, typer.Option("--qrels", help="Which stored qrels.")]
     = None,
     level: Annotated[Level, typer.Option(help="session: one value per session (its id in "
                      "the topic column); topic: the mean over the sessions of each topic.")]
@@ -308,10 +308,10 @@ def online_measures():
 # -- irw meta predictive-power ----------------------------------------------------------------
 def meta_command(
     campaign: Campaign,
-    measure: Annotated[Optional[list[str]], typer.Option("--measure", "-m", help="Stored "
+    measure: Annotated[list[str] | None, typer.Option("--measure", "-m", help="Stored "
                        "measure (repeatable; default: every measure stored for the "
                        "campaign).")] = None,
-    qrels: Annotated[Optional[str], typer.Option("--qrels", help="Scores of this qrels.")]
+    qrels: Annotated[str | None, typer.Option("--qrels", help="Scores of this qrels.")]
     = None,
     fmt: Fmt = TableFormat.table,
     warehouse: WarehouseOpt = None,

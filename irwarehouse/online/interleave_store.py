@@ -110,8 +110,7 @@ def write_run_file(path: Path, lists, tag: str) -> None:
     with open(path, "w", encoding="utf-8") as f:
         for topic in sorted(lists):
             docs = lists[topic].docs
-            for i, doc in enumerate(docs):
-                f.write(f"{topic} Q0 {doc} {i + 1} {len(docs) - i} {tag}\n")
+            f.writelines(f"{topic} Q0 {doc} {i + 1} {len(docs) - i} {tag}\n" for i, doc in enumerate(docs))
 
 
 def _load(con, campaign: str, name: str):

@@ -38,8 +38,8 @@ def test_per_session_click_measures(tmp_path):
 
 
 def test_no_clicked_column_is_an_error(tmp_path):
-    from tests.online._online_helpers import write_sessions
     from irwarehouse.online.store import ingest_sessions
+    from tests.online._online_helpers import write_sessions
     wh = warehouse(tmp_path)
     path = write_sessions(tmp_path / "x.tsv", [("s", "t", 1, 1, "a")],
                           header=("session", "topic", "query_no", "rank", "doc"))
