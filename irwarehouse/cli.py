@@ -677,6 +677,12 @@ def _data_dir() -> Path:
     raise IrwError("cannot find the sample data folder (data/)")
 
 
+# -- online evaluation (issue 16): sessions, clicks, interleaving, preferences -----------------
+from .online.cli import register as _register_online  # noqa: E402
+
+_register_online(app, ingest_app)
+
+
 def main() -> None:
     app()
 

@@ -391,7 +391,7 @@ FROM cross_campaign
 GROUP BY ALL;
 -- ==== end of analyst views ========================================================================
 
--- ==== text outputs, references, nuggets and iUnits (issue 17) =====================================
+-- ==== text outputs, references, nuggets and iUnits (issue 17) ==============================
 -- System outputs as text: one row per sentence of a run's output for a topic (`irw ingest texts`;
 -- a run's sentences keep their order). Runs are rows of `run` (the ROUGE peer or RAG system).
 CREATE TABLE IF NOT EXISTS text_output (
@@ -486,3 +486,105 @@ CREATE TABLE IF NOT EXISTS mobileclick_element (
     length       BIGINT NOT NULL
 );
 -- ==== end of text outputs ==========================================================================
+-- ==== online evaluation (issue 16): sessions, clicks, interleaving, preferences ================
+-- A search log is stored as the rows a system showed; the system is a `run` of the campaign
+-- (`irw ingest sessions --run NAME`) with no run_row, so that session and click measures land in
+-- `score` under that run and `irw compare` / `irw meta` treat systems alike.
+
+-- One shown result of a session log: the session's query number query_no shows doc at rank;
+-- clicked (NULL when the log has no click column), click_time in seconds from the session start,
+-- dwell in seconds. One topic per session; file_order keeps the line order of the file.
+CREATE TABLE IF NOT EXISTS session_row (
+    run_id       INTEGER NOT NULL,
+    session      VARCHAR NOT NULL,
+    topic        VARCHAR NOT NULL,
+    query_no     INTEGER NOT NULL,
+    rank         INTEGER NOT NULL,
+    doc          VARCHAR NOT NULL,
+    clicked      BOOLEAN,
+    click_time   DOUBLE,
+    dwell        DOUBLE,
+    file_order   BIGINT NOT NULL
+);
+
+-- Provenance of a session log: the file it came from and which optional columns it had.
+CREATE TABLE IF NOT EXISTS session_log (
+    run_id         INTEGER PRIMARY KEY,
+    campaign_id    INTEGER NOT NULL,
+    source_path    VARCHAR,
+    sha256         VARCHAR,
+    num_rows       BIGINT,
+    num_sessions   BIGINT,
+    has_clicked    BOOLEAN,
+    has_click_time BOOLEAN,
+    has_dwell      BOOLEAN,
+    ingested_at    TIMESTAMP DEFAULT current_timestamp
+);
+
+CREATE SEQUENCE IF NOT EXISTS interleaving_id_seq START 1;
+
+-- An interleaving of two stored runs (`irw interleave`): method, seed and depth reproduce it.
+CREATE TABLE IF NOT EXISTS interleaving (
+    interleaving_id INTEGER PRIMARY KEY DEFAULT nextval('interleaving_id_seq'),
+    campaign_id  INTEGER NOT NULL,
+    name         VARCHAR NOT NULL,
+    run_a        VARCHAR NOT NULL,
+    run_b        VARCHAR NOT NULL,
+    method       VARCHAR NOT NULL,  -- balanced | team_draft | probabilistic | optimized
+    seed         BIGINT NOT NULL,
+    depth        INTEGER NOT NULL,
+    params       VARCHAR NOT NULL,  -- method parameters, e.g. first=random; tau=3
+    created_at   TIMESTAMP DEFAULT current_timestamp,
+    UNIQUE (campaign_id, name)
+);
+
+-- The interleaved list of a topic: team = the run a document was taken from (A or B; NULL for
+-- balanced interleaving, where credit follows the ranks), its ranks in A and B (NULL = absent)
+-- and, for optimized interleaving, its credits and the probability of the list.
+CREATE TABLE IF NOT EXISTS interleaved_row (
+    interleaving_id INTEGER NOT NULL,
+    topic        VARCHAR NOT NULL,
+    rank         INTEGER NOT NULL,
+    doc          VARCHAR NOT NULL,
+    team         VARCHAR,
+    rank_a       INTEGER,
+    rank_b       INTEGER,
+    credit_a     DOUBLE,
+    credit_b     DOUBLE,
+    list_probability DOUBLE
+);
+
+-- The outcome of one impression (session, query) of an interleaved list, inferred from clicks.
+CREATE TABLE IF NOT EXISTS interleaving_outcome (
+    interleaving_id INTEGER NOT NULL,
+    session      VARCHAR NOT NULL,
+    query_no     INTEGER NOT NULL,
+    topic        VARCHAR NOT NULL,
+    clicks       INTEGER NOT NULL,
+    credit_a     DOUBLE NOT NULL,
+    credit_b     DOUBLE NOT NULL,
+    outcome      VARCHAR NOT NULL   -- A | B | tie
+);
+
+-- Side-by-side preference judgments (`irw ingest preferences`): which of two runs' results an
+-- assessor preferred for a topic.
+CREATE TABLE IF NOT EXISTS preference (
+    campaign_id  INTEGER NOT NULL,
+    topic        VARCHAR NOT NULL,
+    left_run     VARCHAR NOT NULL,
+    right_run    VARCHAR NOT NULL,
+    preference   VARCHAR NOT NULL,  -- left | right | tie
+    assessor     VARCHAR NOT NULL,
+    source_path  VARCHAR,
+    file_order   BIGINT NOT NULL
+);
+
+-- Documents a user already knew for a topic (`irw ingest known`), for coverage and novelty.
+CREATE TABLE IF NOT EXISTS known_doc (
+    campaign_id  INTEGER NOT NULL,
+    "user"       VARCHAR NOT NULL,
+    topic        VARCHAR NOT NULL,
+    doc          VARCHAR NOT NULL,
+    PRIMARY KEY (campaign_id, "user", topic, doc)
+);
+-- ==== end of online evaluation ====================================================================

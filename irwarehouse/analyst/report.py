@@ -629,6 +629,8 @@ def build_report(wh, campaign: str, out_dir: str | Path, *, measures: list[str] 
                                               "median", "max"]),
                  sql("hard_topics")),
     ]
+    from ..online.report import online_sections  # precision histogram, click logs
+    sections += online_sections(wh, campaign, qrels_name, baseline, figures, warehouse_label)
     meta_rows = "".join(f"<tr><td>{k}</td><td>{v}</td></tr>" for k, v in meta.items())
     parts = [
         (f"<!doctype html><html><head><meta charset='utf-8'><title>irw report: "

@@ -417,3 +417,8 @@ def _drop_pool(warehouse, pool_id: int) -> None:
     from . import pools
     with _open(warehouse) as wh, transaction(wh.con):
         pools.drop_pool(wh.con, pool_id)
+
+# predictive power of metrics against side-by-side preferences (issue 16; irwarehouse.online)
+from ..online.cli import meta_command as _predictive_power  # noqa: E402
+
+meta_app.command("predictive-power")(_predictive_power)

@@ -14,7 +14,13 @@ from ._common import MetricSet
 
 
 def canonical_name(measure: str, version: int = 9) -> str:
-    requests = parse_measures([measure], version=version)
+    try:
+        requests = parse_measures([measure], version=version)
+    except MeasureError:
+        from ..online.measures import is_online, parse  # session/click measures (issue 16)
+        if is_online(measure):
+            return parse(measure).name
+        raise
     if len(requests) != 1:
         raise MeasureError(f"{measure!r} names {len(requests)} measures; give one per -m")
     return requests[0].name

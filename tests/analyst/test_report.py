@@ -15,7 +15,8 @@ from irwarehouse.api import Warehouse
 from irwarehouse.cli import app
 
 CHROMIUM = "/usr/bin/chromium"
-FIGURES = ["means_ci", "heatmap", "pr_curves", "by_rank", "deltas"]
+FIGURES = ["means_ci", "heatmap", "pr_curves", "by_rank", "deltas",
+           "precision_histogram"]      # the last: issue 16 (irwarehouse.online.report)
 
 
 def _check_report(out, warehouse, extra=()):
@@ -29,7 +30,7 @@ def _check_report(out, warehouse, extra=()):
         assert (out / "figures" / f"{name}.png").stat().st_size > 5_000
         assert (out / "figures" / f"{name}.svg").read_text().lstrip().startswith("<?xml")
     queries = sorted((out / "queries").glob("*.sql"))
-    assert len(queries) == 7 + len(extra)
+    assert len(queries) == 8 + len(extra)           # 8th: precision_histogram.sql
     assert html.count("<details><summary>SQL") == len(queries)
     assert "randomised Tukey HSD" in html and "row minus column" in html
     # every shown query runs through the guarded `irw sql` and gives the numbers shown

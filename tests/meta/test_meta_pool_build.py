@@ -233,13 +233,13 @@ def test_loo_result_carries_the_pool(wh_path):
 
 def make_old(wh_path):
     """A pool as the previous version stored it: no team_source / team_pattern / qrels_id
-    columns, and the warehouse's record of the applied schema from before."""
+    columns, and the warehouse's record of the SQL applied from before."""
     with Warehouse(wh_path) as wh:
         pools.build_pool(wh.con, "c", depth=3, team_pattern=PATTERN)
     con = duckdb.connect(str(wh_path))
     for column in ("team_source", "team_pattern", "qrels_id"):
         con.execute(f"ALTER TABLE pool DROP COLUMN {column}")
-    con.execute("UPDATE irw_meta SET value = 'an older schema' WHERE key = 'schema_sha256'")
+    con.execute("UPDATE irw_meta SET value = 'an older version' WHERE key = 'sql_sha256'")
     con.close()
 
 
