@@ -40,6 +40,8 @@ INTEGER_COLUMNS = {
     "c", "hit", "model_count", "peer_count",        # texts/rouge.sql: n-gram counts
     "shown", "clicks",          # online/clicks.sql: counts per query
     "starts_group",             # metrics/gain.sql: a BOOLEAN cast to INTEGER
+    "rank",                     # ranks are integers everywhere
+    "vital_length", "length",   # texts/*.sql: BIGINT lengths of iUnits and output elements
 }
 INTEGER_TYPES = {"TINYINT", "SMALLINT", "INT", "BIGINT", "INT128", "UTINYINT", "USMALLINT",
                  "UINT", "UBIGINT", "UINT128"}
