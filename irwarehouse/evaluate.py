@@ -310,10 +310,18 @@ def evaluate(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: int,
 
 
 def definition_hash(req: MeasureRequest) -> str:
-    """A hash of the SQL file that defines a measure, stored with materialised scores."""
-    from .sqlassets import sql_dir
-    text = (sql_dir() / "metrics" / f"{req.mdef.family}.sql").read_bytes()
-    return hashlib.sha256(text).hexdigest()[:16]
+    """A hash of the SQL that defines a measure, stored with materialised scores: its family's
+    file, the files of the building blocks it calls and sql/context.sql (which ranks the lists
+    and builds every relation it reads), so that equal hashes mean the same definition and,
+    values being bit-reproducible, the same bits (README, "Bit-reproducible scores")."""
+    from .sqlassets import macro_closure, sql_dir
+    families = {req.mdef.family} | {m.file for m in macro_closure([req.mdef.kernel])}
+    paths = [sql_dir() / "context.sql"] + [sql_dir() / "metrics" / f"{f}.sql"
+                                           for f in sorted(families - {"context"})]
+    digest = hashlib.sha256()
+    for path in paths:
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
 
 
 def macro_call(req: MeasureRequest, opts: EvalOptions) -> tuple[str, dict]:

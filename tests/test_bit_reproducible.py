@@ -149,9 +149,10 @@ def _ids(con, campaign: str) -> tuple[int, list[int]]:
     return qrels_id, runs
 
 
-def engine_values(con, plan: str | None, threads: int, opts: EvalOptions = EvalOptions()
+def engine_values(con, plan: str | None, threads: int, opts: EvalOptions | None = None
                   ) -> tuple[dict, dict]:
     """`irw eval`'s path: (measure, run, topic) -> bits and (measure, run) -> run value bits."""
+    opts = opts or EvalOptions()
     con.execute(f"SET threads = {int(threads)}")
     per_topic, per_run = {}, {}
     try:
@@ -169,8 +170,9 @@ def engine_values(con, plan: str | None, threads: int, opts: EvalOptions = EvalO
     return per_topic, per_run
 
 
-def macro_values(con, threads: int, opts: EvalOptions = EvalOptions()) -> dict:
+def macro_values(con, threads: int, opts: EvalOptions | None = None) -> dict:
     """The metric macros irw_<name>(campaign, ...): (measure, run, topic) -> bits."""
+    opts = opts or EvalOptions()
     con.execute(f"SET threads = {int(threads)}")
     out = {}
     try:

@@ -12,8 +12,8 @@
 -- The lists are ev_ntd_lists() / ev_ntd_ideals() of sql/metrics/diversity_ntcir.sql, keyed 'D',
 -- 'DIN' and 'I:<intent>'. Arithmetic is exact; NTCIREVAL's text round trips (%.6g din/Grelv
 -- values, %.4f gain labels) can move a printed value by 1e-4 (none does in the 190111 sample).
--- Every sum adds its terms in rank order (`sum(x ORDER BY rank)`), as ntcir_eval does; running
--- sums and products (cg, dsat) are exact sums (ev_to_fixed, sql/context.sql).
+-- Every sum, running sums and products (cg, dsat) included, is exact (ev_from_fixed(sum(
+-- ev_to_fixed(x))), sql/context.sql): the same bits whatever DuckDB's threads or plan.
 -- source: NTCIREVAL ntcir_eval.c eval_gcompute
 
 -- block: ev_ntd_gcompute
@@ -38,12 +38,13 @@
 CREATE OR REPLACE MACRO ev_ntd_gcompute(cutoff, beta, gamma, p, logb) AS TABLE
 WITH ideal AS (
     SELECT topic, key, any_value(num_rel) AS num_rel, any_value(hgain) AS hgain,
-           sum(pow(gamma, rank - 1) ORDER BY rank) AS ncu_denom,
-           sum(gain / ntcir_dcglog(logb, rank) ORDER BY rank) FILTER (WHERE rank <= cutoff)
-               AS dcg,
-           sum(gain / ln(rank + 1.0) ORDER BY rank) FILTER (WHERE rank <= cutoff) AS msdcg,
-           sum((sat / rank) * (gain / (hgain + 1.0)) ORDER BY rank)
-               FILTER (WHERE rank <= cutoff) AS err
+           ev_from_fixed(sum(ev_to_fixed(pow(gamma, rank - 1)))) AS ncu_denom,
+           ev_from_fixed(sum(ev_to_fixed(gain / ntcir_dcglog(logb, rank)))
+               FILTER (WHERE rank <= cutoff)) AS dcg,
+           ev_from_fixed(sum(ev_to_fixed(gain / ln(rank + 1.0))) FILTER (WHERE rank <= cutoff))
+               AS msdcg,
+           ev_from_fixed(sum(ev_to_fixed((sat / rank) * (gain / (hgain + 1.0))))
+               FILTER (WHERE rank <= cutoff)) AS err
     FROM ev_ntd_ideals()
     GROUP BY topic, key
 ),
@@ -93,16 +94,16 @@ agg AS (
            max(br) FILTER (WHERE rank = r1) AS br_r1,
            max(br) FILTER (WHERE rank = rp) AS br_rp,
            max(c) FILTER (WHERE rank = rp) AS c_rp,
-           sum(br ORDER BY rank) FILTER (WHERE rank <= rp) AS pplus_sum,
-           sum(c / rank ORDER BY rank) AS ap_sum,
-           sum(br ORDER BY rank) AS q_sum,
-           sum((c / rank) * pow(gamma, c - 1) ORDER BY rank) AS ncup_sum,
-           sum(br * pow(gamma, c - 1) ORDER BY rank) AS ncubr_sum,
-           sum(gain * pow(p, rank - 1) ORDER BY rank) AS rbp_sum,
-           sum((dsat / rank) * (gain / (hgain + 1.0)) ORDER BY rank) AS err,
-           sum(br * dsat * gain / (hgain + 1.0) ORDER BY rank) AS ebr,
-           sum(gain / ntcir_dcglog(logb, rank) ORDER BY rank) AS dcg,
-           sum(gain / ln(rank + 1.0) ORDER BY rank) AS msdcg
+           ev_from_fixed(sum(ev_to_fixed(br)) FILTER (WHERE rank <= rp)) AS pplus_sum,
+           ev_from_fixed(sum(ev_to_fixed(c / rank))) AS ap_sum,
+           ev_from_fixed(sum(ev_to_fixed(br))) AS q_sum,
+           ev_from_fixed(sum(ev_to_fixed((c / rank) * pow(gamma, c - 1)))) AS ncup_sum,
+           ev_from_fixed(sum(ev_to_fixed(br * pow(gamma, c - 1)))) AS ncubr_sum,
+           ev_from_fixed(sum(ev_to_fixed(gain * pow(p, rank - 1)))) AS rbp_sum,
+           ev_from_fixed(sum(ev_to_fixed((dsat / rank) * (gain / (hgain + 1.0))))) AS err,
+           ev_from_fixed(sum(ev_to_fixed(br * dsat * gain / (hgain + 1.0)))) AS ebr,
+           ev_from_fixed(sum(ev_to_fixed(gain / ntcir_dcglog(logb, rank)))) AS dcg,
+           ev_from_fixed(sum(ev_to_fixed(gain / ln(rank + 1.0)))) AS msdcg
     FROM blended
     GROUP BY run_id, topic, key
 )

@@ -10,9 +10,8 @@
 -- measure at cutoff l is computed on the list truncated at l, as NTCIREVAL's scripts do
 -- (glabel -truncate l). Arithmetic is exact: NTCIREVAL's text round trips (%.6g, %.4f) can move
 -- its printed values by 1e-4.
--- Sums run in a fixed order (`sum(x ORDER BY ...)`, the same bits whatever DuckDB's threads or
--- plan): over ranks in rank order, over intents by number, then name; running sums (cg, and
--- the log of sat) are exact sums (ev_to_fixed, sql/context.sql).
+-- Every sum, running sums (cg, the log of sat) included, is exact (ev_from_fixed(sum(
+-- ev_to_fixed(x))), sql/context.sql): the same bits whatever DuckDB's threads or plan.
 -- source: NTCIREVAL 190111 (D-NTCIR-eval, DIN-NTCIR-eval, D-NTCIR-IAeval); Sakai & Song, SIGIR 2011; Sakai, IPSJ Journal of Information Processing 2012
 
 -- block: ev_ntd_intent
@@ -37,7 +36,7 @@ LEFT JOIN ev_div_intent i ON i.topic = ri.topic AND i.intent = ri.intent;
 -- The global gain of each relevant document, GG(d) = sum_i Pr(i|q) g_i(d) (Sakai 2012 eq 6).
 CREATE OR REPLACE MACRO ev_ntd_gg() AS TABLE
 SELECT j.topic, j.doc,
-       sum(i.prob * j.gain ORDER BY try_cast(j.intent AS BIGINT) NULLS LAST, j.intent) AS gg
+       ev_from_fixed(sum(ev_to_fixed(i.prob * j.gain))) AS gg
 FROM ev_div_judgment j
 JOIN ev_ntd_intent() i ON i.topic = j.topic AND i.intent = j.intent
 WHERE j.rel >= 1
@@ -56,11 +55,10 @@ WITH firsts AS (
 ),
 sys AS (
     SELECT f.run_id, f.topic, f.rank,
-           sum(i.prob * f.gain ORDER BY try_cast(f.intent AS BIGINT) NULLS LAST, f.intent)
-               AS d_gain,
-           sum(CASE WHEN i.intent_type = 'nav' AND f.rank > f.first_rank THEN 0.0
-                    ELSE i.prob * f.gain END
-               ORDER BY try_cast(f.intent AS BIGINT) NULLS LAST, f.intent) AS din_gain
+           ev_from_fixed(sum(ev_to_fixed(i.prob * f.gain))) AS d_gain,
+           ev_from_fixed(sum(ev_to_fixed(
+               CASE WHEN i.intent_type = 'nav' AND f.rank > f.first_rank THEN 0.0
+                    ELSE i.prob * f.gain END))) AS din_gain
     FROM firsts f JOIN ev_ntd_intent() i ON i.topic = f.topic AND i.intent = f.intent
     GROUP BY f.run_id, f.topic, f.rank
 )
@@ -111,9 +109,10 @@ FROM ranked;
 CREATE OR REPLACE MACRO ev_ntd_at(cutoff, beta) AS TABLE
 WITH stats AS (
     SELECT topic, key, any_value(num_rel) AS num_rel, any_value(hgain) AS hgain,
-           sum(gain / ln(rank + 1.0) ORDER BY rank) FILTER (WHERE rank <= cutoff) AS msdcg,
-           sum(sat * (gain / (hgain + 1.0)) / rank ORDER BY rank)
-               FILTER (WHERE rank <= cutoff) AS err
+           ev_from_fixed(sum(ev_to_fixed(gain / ln(rank + 1.0))) FILTER (WHERE rank <= cutoff))
+               AS msdcg,
+           ev_from_fixed(sum(ev_to_fixed(sat * (gain / (hgain + 1.0)) / rank))
+               FILTER (WHERE rank <= cutoff)) AS err
     FROM ev_ntd_ideals()
     GROUP BY topic, key
 ),
@@ -140,12 +139,12 @@ blended AS (
 ),
 agg AS (
     SELECT run_id, topic, key,
-           sum(gain / ln(rank + 1.0) ORDER BY rank) AS msdcg,
-           sum(br ORDER BY rank) AS br_sum,
-           sum(c / rank ORDER BY rank) AS ap_sum,
-           sum(sat * (gain / (hgain + 1.0)) / rank ORDER BY rank) AS err,
-           sum(br ORDER BY rank) FILTER (WHERE rank <= rp) / count(*) FILTER (WHERE rank <= rp)
-               AS pplus
+           ev_from_fixed(sum(ev_to_fixed(gain / ln(rank + 1.0)))) AS msdcg,
+           ev_from_fixed(sum(ev_to_fixed(br))) AS br_sum,
+           ev_from_fixed(sum(ev_to_fixed(c / rank))) AS ap_sum,
+           ev_from_fixed(sum(ev_to_fixed(sat * (gain / (hgain + 1.0)) / rank))) AS err,
+           ev_from_fixed(sum(ev_to_fixed(br)) FILTER (WHERE rank <= rp))
+               / count(*) FILTER (WHERE rank <= rp) AS pplus
     FROM blended
     GROUP BY run_id, topic, key
 )
@@ -187,9 +186,6 @@ LEFT JOIN (SELECT run_id, topic, count(DISTINCT intent) AS covered FROM ev_div_r
 CREATE OR REPLACE MACRO ev_ntd_ia(cutoff, beta, printed) AS TABLE
 WITH per_intent AS (
     SELECT x.run_id, x.topic, i.prob, i.intent_type,
-           -- the intents in a fixed order (numbers, then names), the order of the sums below
-           row_number() OVER (PARTITION BY x.run_id, x.topic
-                              ORDER BY try_cast(i.intent AS BIGINT) NULLS LAST, i.intent) AS k,
            CASE WHEN printed <> 0 THEN round(x.msndcg, 4) ELSE x.msndcg END AS msndcg,
            CASE WHEN printed <> 0 THEN round(x.q, 4) ELSE x.q END AS q,
            CASE WHEN printed <> 0 THEN round(x.ap, 4) ELSE x.ap END AS ap,
@@ -200,14 +196,14 @@ WITH per_intent AS (
     JOIN ev_ntd_intent() i ON i.topic = x.topic AND 'I:' || i.intent = x.key
 )
 SELECT b.run_id, b.topic,
-       coalesce(sum(p.prob * p.msndcg ORDER BY p.k), 0.0) AS msndcg,
-       coalesce(sum(p.prob * p.q ORDER BY p.k), 0.0) AS q,
-       coalesce(sum(p.prob * p.ap ORDER BY p.k), 0.0) AS ap,
-       coalesce(sum(p.prob * p.err ORDER BY p.k), 0.0) AS err,
-       coalesce(sum(p.prob * p.nerr ORDER BY p.k), 0.0) AS nerr,
-       coalesce(sum(p.prob * CASE WHEN p.intent_type = 'nav' THEN p.pplus ELSE p.q END
-                    ORDER BY p.k), 0.0) AS pplusq,
-       coalesce(sum(p.prob ORDER BY p.k), 0.0) AS sump
+       coalesce(ev_from_fixed(sum(ev_to_fixed(p.prob * p.msndcg))), 0.0) AS msndcg,
+       coalesce(ev_from_fixed(sum(ev_to_fixed(p.prob * p.q))), 0.0) AS q,
+       coalesce(ev_from_fixed(sum(ev_to_fixed(p.prob * p.ap))), 0.0) AS ap,
+       coalesce(ev_from_fixed(sum(ev_to_fixed(p.prob * p.err))), 0.0) AS err,
+       coalesce(ev_from_fixed(sum(ev_to_fixed(p.prob * p.nerr))), 0.0) AS nerr,
+       coalesce(ev_from_fixed(sum(ev_to_fixed(
+           p.prob * CASE WHEN p.intent_type = 'nav' THEN p.pplus ELSE p.q END))), 0.0) AS pplusq,
+       coalesce(ev_from_fixed(sum(ev_to_fixed(p.prob))), 0.0) AS sump
 FROM ev_base() b
 LEFT JOIN per_intent p ON p.run_id = b.run_id AND p.topic = b.topic
 GROUP BY b.run_id, b.topic;

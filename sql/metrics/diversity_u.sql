@@ -40,7 +40,7 @@ WHERE j.rel >= 1;
 CREATE OR REPLACE MACRO m_ntd_d_u(snippet, f, l, norm, max_level, missing_length) AS TABLE
 WITH docs AS (
     SELECT run_id, topic, rank, any_value(len) AS len,
-           sum(prob * gain ORDER BY try_cast(intent AS BIGINT) NULLS LAST, intent) AS gg
+           ev_from_fixed(sum(ev_to_fixed(prob * gain))) AS gg
     FROM ev_ntd_u_docs(max_level, missing_length)
     GROUP BY run_id, topic, rank
 ),
@@ -53,7 +53,8 @@ placed AS (
     FROM docs
 ),
 s AS (
-    SELECT run_id, topic, sum(gg * greatest(0.0, 1.0 - pos / l) ORDER BY rank) AS v
+    SELECT run_id, topic,
+           ev_from_fixed(sum(ev_to_fixed(gg * greatest(0.0, 1.0 - pos / l)))) AS v
     FROM placed GROUP BY run_id, topic
 )
 SELECT b.run_id, b.topic, coalesce(s.v, 0.0) / norm AS value
@@ -77,8 +78,7 @@ WITH placed AS (
 ),
 s AS (
     SELECT run_id, topic,
-           sum(prob * gain * greatest(0.0, 1.0 - pos / l)
-               ORDER BY rank, try_cast(intent AS BIGINT) NULLS LAST, intent) AS v
+           ev_from_fixed(sum(ev_to_fixed(prob * gain * greatest(0.0, 1.0 - pos / l)))) AS v
     FROM placed GROUP BY run_id, topic
 )
 SELECT b.run_id, b.topic, coalesce(s.v, 0.0) / norm AS value

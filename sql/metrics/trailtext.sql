@@ -46,9 +46,9 @@ WITH top_level AS (
 ),
 s AS (
     SELECT p.run_id, p.topic,
-           sum((pow(2.0, p.rel) - 1.0)
+           ev_from_fixed(sum(ev_to_fixed((pow(2.0, p.rel) - 1.0)
                / pow(2.0, CASE WHEN max_level > 0 THEN max_level ELSE t.h END)
-               * greatest(0.0, 1.0 - p.pos / l) ORDER BY p.rank) AS v
+               * greatest(0.0, 1.0 - p.pos / l)))) AS v
     FROM ev_u_positions(snippet, f, missing_length) p
     JOIN top_level t ON t.topic = p.topic
     GROUP BY p.run_id, p.topic
