@@ -19,7 +19,8 @@ written here from the headers; no user input reaches it (the parameters are the 
 from __future__ import annotations
 
 from .errors import SqlAssetError
-from .sqlassets import MeasureDef, ParamDef, builder
+from .measures.catalog import MeasureDef, ParamDef
+from .sqlassets import builder
 
 # The evaluation options of every metric macro: (name, SQL type, default).
 OPTIONS = (

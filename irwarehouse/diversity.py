@@ -9,13 +9,11 @@
 from __future__ import annotations
 
 import math
-import re
 from typing import TYPE_CHECKING
 
 import duckdb
 
 from .errors import MeasureError
-from .measures import _number
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -33,92 +31,27 @@ NDEVAL_COLUMNS = (
 NDEVAL_MEASURES = ("ERR-IA", "nERR-IA", "alpha-DCG", "alpha-nDCG", "NRBP", "nNRBP", "MAP-IA",
                    "P-IA", "strec")
 
-ALIASES = {
-    "alpha_nDCG": "alpha-nDCG", "alpha_DCG": "alpha-DCG", "ERR_IA": "ERR-IA",
-    "nERR_IA": "nERR-IA", "AP_IA": "MAP-IA", "MAP_IA": "MAP-IA", "P_IA": "P-IA",
-    "StRecall": "strec",
-    # seed 000/001's names of the NTCIREVAL intent-aware measures (ERR-IA is ndeval's)
-    "nDCG-IA": "IA-nDCG", "Q-IA": "IA-Q", "AP-IA": "IA-AP",
-}  # fmt: skip
-_NAME_RE = re.compile(r"^([A-Za-z][\w#+-]*)(?:\(([^)]*)\))?(?:@(\d+|n))?$")
-
-
-def is_diversity(mdef) -> bool:
-    return mdef.family.startswith("diversity")
-
-
-def _short(value) -> str:
-    return f"{value:g}" if isinstance(value, float) else str(value)
-
-
-def parse_diversity(text: str) -> list | None:
-    """Measure requests for a diversity measure name, or None when `text` is not one."""
-    from .measures import MeasureRequest, registry
-    m = _NAME_RE.match(text)
-    if not m:
-        return None
-    name = ALIASES.get(m.group(1), m.group(1))
-    if m.group(3) == "n":                          # I-rec@n: a measure of its own
-        mdef = registry().get(f"{name}@n")
-        if mdef is None or m.group(2):
-            return None
-        return [MeasureRequest(mdef, (), mdef.name)]
-    mdef = registry().get(name)
-    if mdef is None or not is_diversity(mdef):
-        return None
-    kwargs: dict[str, str] = {}
-    for part in filter(None, (m.group(2) or "").split(",")):
-        key, sep, value = part.partition("=")
-        if not sep:
-            raise MeasureError(f"{text}: expected name=value parameters")
-        kwargs[key.strip()] = value.strip()
-    names = [p.name for p in mdef.params]
-    unknown = set(kwargs) - set(names) | ({"cutoff"} & set(kwargs))
-    if unknown:
-        raise MeasureError(f"{text}: unknown parameter(s) {sorted(unknown)} "
-                           f"(give a cutoff as @k)")
-    if "cutoff" in names:
-        texts = [m.group(3)] if m.group(3) else mdef.params[0].default.split(",")
-        cutoffs = [_number(t, "INTEGER", text) for t in texts]
-        if any(c <= 0 for c in cutoffs):
-            raise MeasureError(f"{text}: cutoffs must be positive")
-    elif m.group(3):
-        raise MeasureError(f"{text}: {name} takes no @cutoff")
-    else:
-        cutoffs = [None]
-    out = []
-    for cutoff in cutoffs:
-        args, shown = [], []
-        for p in mdef.params:
-            if p.name == "cutoff":
-                args.append(cutoff)
-                continue
-            value = _number(kwargs.get(p.name, p.default), p.type, text)
-            args.append(value)
-            if value != _number(p.default, p.type, text):
-                shown.append(f"{p.name}={_short(value)}")
-        printed = name + (f"({','.join(shown)})" if shown else "")
-        printed += f"@{cutoff}" if cutoff is not None else ""
-        out.append(MeasureRequest(mdef, tuple(args), printed))
-    return out
-
-
 def with_params(names: list[str], **params) -> list[str]:
     """Add `name=value` parameters (those not None) to the diversity measures among `names`
     that take them and have no explicit parameters (the CLI's --alpha/--beta)."""
-    from .measures import registry
+    from .errors import MeasureError
+    from .measures import resolve
+    from .measures.grammar import parse
     given = {k: v for k, v in params.items() if v is not None}
     out = []
     for raw in names:
         for text in raw.split():
-            m = _NAME_RE.match(text)
-            mdef = registry().get(ALIASES.get(m.group(1), m.group(1))) if m else None
-            if not given or mdef is None or not is_diversity(mdef) or m.group(2) is not None:
+            try:
+                name = parse(text)
+                mdef = resolve(text)[0].mdef if given and name.kwargs is None else None
+            except (MeasureError, IndexError):      # left for parse_measures to report
+                mdef = None
+            if mdef is None or not is_diversity(mdef):
                 out.append(text)
                 continue
-            own = [f"{k}={v}" for k, v in given.items() if k in {p.name for p in mdef.params}]
-            cut = f"@{m.group(3)}" if m.group(3) else ""
-            out.append(f"{m.group(1)}({','.join(own)}){cut}" if own else text)
+            own = [f"{k}={v}" for k, v in given.items() if k in mdef.param_names]
+            cut = f"@{name.cutoff}" if name.has_cutoff else ""
+            out.append(f"{name.stem}({','.join(own)}){cut}" if own else text)
     return out
 
 
@@ -147,6 +80,10 @@ def cli_measures(names: list[str], fmt: str, *, kind: str | None = None,
 
 
 # ------------------------------------------------------------------------------ context
+
+
+def is_diversity(mdef) -> bool:
+    return mdef.is_diversity
 
 
 def needed(requests) -> bool:

@@ -1,6 +1,6 @@
 """Finds the project's SQL files and reads them: their statements, the `-- key: value` header
-above each macro (the measure catalog's metadata), and which macros and context relations each
-macro reads.
+above each macro (read as a measure's description by irwarehouse.measures.catalog), and which
+macros and context relations each macro reads.
 
 The SQL DuckDB runs is the file text; this module only splits it and reads its comments.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -20,10 +20,6 @@ _HEADER_RE = re.compile(r"^--\s*([a-z_]+):\s?(.*)$")
 _CALL_RE = re.compile(r"\b(\w+)\s*\(")
 _WORD_RE = re.compile(r"\bev_[a-z_]+\b")
 _SHAPE_RE = re.compile(r"CREATE\s+TEMP\s+TABLE\s+IF\s+NOT\s+EXISTS\s+(ev_\w+)", re.IGNORECASE)
-
-# Summary kinds (measure_catalog.summary; irw_summarise in sql/schema.sql).
-SUMMARIES = ("mean", "gmean", "sum", "num_rel", "none")
-
 
 def sql_dir() -> Path:
     """The folder of SQL files: $IRW_SQL_DIR, the copy inside an installed wheel, or the
@@ -215,107 +211,13 @@ def files_for(names) -> list[Path]:
     return [p for p in metric_files() if p.stem in stems or p.stem == "_base"]
 
 
-# -------------------------------------------------------------------------------- measures
-
-@dataclass(frozen=True)
-class ParamDef:
-    name: str
-    type: str                      # INTEGER, DOUBLE, DOUBLE[], MAP
-    default: str                   # as written in the header
-
-    @property
-    def is_list_default(self) -> bool:
-        """INTEGER/DOUBLE params with a comma list default mean 'one measure per value'
-        (trec_eval's default cutoffs)."""
-        return self.type in ("INTEGER", "DOUBLE") and "," in self.default
-
-
-@dataclass(frozen=True)
-class MeasureDef:
-    name: str                      # canonical (trec_eval) name, e.g. P, ndcg_cut, 11pt_avg
-    kernel: str                    # the macro over the evaluation context: m_<...>
-    family: str                    # the SQL file it lives in
-    params: tuple[ParamDef, ...] = ()
-    summary: str = "mean"          # SUMMARIES
-    per_topic: bool = True         # printed per topic by trec_eval -q
-    integer: bool = False          # printed as an integer
-    since: int = 9                 # trec_eval major version that has it in all_trec
-    kind: str = "number"           # number | text (relstring)
-    doc: str = ""
-    source: str = ""
-    ntcir: str = ""                # NTCIREVAL's printed name (`Q-measure`, `Q@k`), if any
-    syntax: str = ""               # "named": written `Name(param=value,...)[@cutoff]`
-    positive: tuple[str, ...] = () # parameters that must be > 0 (named syntax)
-    context: tuple[str, ...] = field(default=())   # context relations read
-
-    @property
-    def macro(self) -> str:
-        """The metric macro an analyst calls: irw_<...>(campaign := ..., ...)."""
-        return "irw_" + self.kernel.removeprefix("m_")
-
-
-def _parse_params(spec: str, where: str) -> tuple[ParamDef, ...]:
-    """`name TYPE = default`, several separated by `;` (`cutoff INTEGER = 5,10; alpha DOUBLE =
-    0.5`)."""
-    if not spec:
-        return ()
-    out = []
-    for part in spec.split(";"):
-        m = re.match(r"^(\w+)\s+([A-Z\[\]]+)\s*=\s*(.*)$", part.strip())
-        if not m:
-            raise SqlAssetError(f"{where}: bad params header: {spec!r}")
-        out.append(ParamDef(m.group(1), m.group(2), m.group(3).strip()))
-    return tuple(out)
-
-
-def _file_source(path: Path) -> str:
-    """A file's `-- source:` line at its top (the default source of its measures)."""
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if not line.startswith("--"):
-            break
-        m = _HEADER_RE.match(line)
-        if m and m.group(1) == "source":
-            return m.group(2).strip()
-    return ""
-
-
-def measure_defs_in(path: Path) -> list[MeasureDef]:
-    """The measures of one file: the macros whose comment block has a `-- measure:` line."""
-    defs = []
-    file_source = _file_source(path)
-    for mac in macros_in(path):
-        meta = mac.header
-        if "measure" not in meta:
-            continue
-        where = f"{path.name}: {mac.name}"
-        if not mac.name.startswith("m_"):
-            raise SqlAssetError(f"{where}: a measure's macro is named m_<name>")
-        params = _parse_params(meta.get("params", ""), where)
-        if tuple(p.name for p in params) != mac.args:
-            raise SqlAssetError(f"{where}: header params {[p.name for p in params]} "
-                                f"!= macro args {list(mac.args)}")
-        summary = meta.get("summary", "mean")
-        if summary not in SUMMARIES:
-            raise SqlAssetError(f"{where}: summary must be one of {', '.join(SUMMARIES)}")
-        defs.append(MeasureDef(
-            name=meta["measure"], kernel=mac.name, family=path.stem, params=params,
-            summary=summary,
-            per_topic=meta.get("per_topic", "true") == "true",
-            integer=meta.get("integer", "false") == "true",
-            since=int(meta.get("since", "9")), doc=meta.get("doc", ""),
-            source=meta.get("source", file_source), kind=meta.get("kind", "number"),
-            ntcir=meta.get("ntcir", ""), syntax=meta.get("syntax", ""),
-            positive=tuple(x.strip() for x in meta.get("positive", "").split(",") if x.strip()),
-            context=tuple(relations_read([mac.name]))))
-    return defs
-
-
 def sql_digest() -> str:
     """A digest of every SQL file and of the code that turns them into the warehouse's macros:
     a warehouse whose recorded digest differs is brought up to date (irwarehouse.warehouse)."""
     import hashlib
     h = hashlib.sha256()
     for path in [sql_dir() / "schema.sql", sql_dir() / "context.sql", *metric_files(),
-                 Path(__file__).with_name("catalog.py")]:
+                 Path(__file__).with_name("catalog.py"),
+                 Path(__file__).parent / "measures" / "catalog.py"]:
         h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     return h.hexdigest()

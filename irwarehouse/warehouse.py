@@ -52,13 +52,15 @@ def _context_sql(temp: bool = False) -> str:
 
 def _temp_schema(con: duckdb.DuckDBPyConnection) -> None:
     """On a read-only connection to a warehouse older than this code: TEMP copies of the
-    tables of sql/schema.sql the file lacks (empty: runs are then ranked and counted from
-    run_row) and of the macro irw_summarise."""
+    tables of sql/schema.sql that the evaluation reads and the file lacks (empty: runs are
+    then ranked and counted from run_row) and of the macro irw_summarise."""
     have = {n for (n,) in con.execute("SELECT table_name FROM duckdb_tables() "
                                       "WHERE database_name <> 'temp'").fetchall()}
+    read = read_sql("context.sql") + "".join(p.read_text(encoding="utf-8")
+                                             for p in metric_files())
     for _, stmt in statements(read_sql("schema.sql")):
         table = re.match(r"CREATE TABLE IF NOT EXISTS (\w+) ", stmt)
-        if table and table.group(1) not in have:
+        if table and table.group(1) not in have and re.search(rf"\b{table.group(1)}\b", read):
             con.execute(stmt.replace("CREATE TABLE", "CREATE TEMP TABLE", 1))
         if stmt.startswith("CREATE OR REPLACE MACRO irw_summarise("):
             con.execute(stmt.replace("CREATE OR REPLACE MACRO", "CREATE OR REPLACE TEMP MACRO", 1))

@@ -100,9 +100,9 @@ def trec_eval_lines(result: EvalResult, *, per_topic: bool, only: set[str] | Non
 
 def official_only(result: EvalResult) -> EvalResult:
     """The `official` measures (trec_eval's default) of an all_trec result."""
-    from irwarehouse.measures import OFFICIAL, parse_measures
+    from irwarehouse.measures import parse_measures
     names = {r.name for r in parse_measures(["official"], version=result.options.version)}
-    assert names, OFFICIAL
+    assert names
     reqs = [r for r in result.requests if r.name in names]
     return EvalResult(result.per_topic.filter(pc.is_in(result.per_topic["measure"],
                                                        value_set=_arr(names))),

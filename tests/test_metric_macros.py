@@ -26,7 +26,8 @@ from _paths import DATA
 
 from irwarehouse.api import Warehouse
 from irwarehouse.evaluate import EvalOptions, evaluate, evaluate_macros, macro_call
-from irwarehouse.measures import MeasureRequest, parse_measures, registry
+from irwarehouse.measures import MeasureRequest, number, parse_measures, registry
+from irwarehouse.measures.values import header_default
 
 HERE = Path(__file__).resolve().parent
 TREC_EVAL = HERE / "data" / "trec_eval"
@@ -91,18 +92,9 @@ def _default_request(mdef) -> MeasureRequest:
     for p in mdef.params:
         if p.is_list_default:
             values = p.default.split(",")
-            text = "10" if "10" in values else values[0]
+            args.append(number("10" if "10" in values else values[0], p.type, mdef.name))
         else:
-            text = p.default
-        if p.type == "MAP":
-            args.append({int(k): float(v) for k, v in (x.split(":") for x in
-                                                       text.strip("{} ").split(",") if x)})
-        elif p.type == "DOUBLE[]":
-            args.append([float(x) for x in text.strip("[]").split(",")])
-        elif p.type == "INTEGER":
-            args.append(int(float(text)))
-        else:
-            args.append(float(text))
+            args.append(header_default(p))
     return MeasureRequest(mdef, tuple(args), mdef.name)
 
 

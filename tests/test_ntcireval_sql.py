@@ -23,7 +23,6 @@ from irwarehouse.api import evaluate_files
 from irwarehouse.evaluate import EvalOptions, evaluate
 from irwarehouse.formats.ntcir import FACTS, nev_text, parse_nev, parse_nev_text
 from irwarehouse.measures import (
-    NTCIR_DEFAULT_SET,
     MeasureRequest,
     NtcirSettings,
     ntcir_label,
@@ -35,6 +34,11 @@ from irwarehouse.warehouse import connect
 from tests.oracles.ntcireval_oracle import NoRelevantDocuments, evaluate_topic, nwrr
 
 REPO = Path(__file__).resolve().parents[1]
+
+
+def _ntcir_default_set() -> list[str]:
+    from irwarehouse.measures.resolve import _ntcir_set
+    return [n for n in _ntcir_set("ntcireval") if n not in _ntcir_set("ntcir-facts")]
 REALDATA = REPO.parent / "shared" / "realdata"
 WWW4 = REALDATA / "ntcir16_www4_english"
 SAMPLE190111 = REALDATA / "ntcireval_190111_sample"
@@ -137,7 +141,8 @@ def test_ntcireval_190111_trecrun_by_sql():
     """NTCIREVAL 190111 sample (-g 1:2 -cutoffs 10,1000): every value that build printed and the
     current one still computes (it printed P@k for Prec@k, and NCUgu,*)."""
     expected = parse_nev(need(SAMPLE190111 / "TRECRUN.test.nev"))
-    names = NTCIR_DEFAULT_SET + ["NCUgu,P", "NCUgu,BR"]
+    # ntcir_eval's per-topic set (the catalog's set `ntcireval` without the facts)
+    names = [r for r in _ntcir_default_set()] + ["NCUgu,P", "NCUgu,BR"]
     result = evaluate_files(SAMPLE190111 / "test.qrels", [SAMPLE190111 / "TRECRUN"], names,
                             options=EvalOptions(order="file", depth=1000, complete=True),
                             qrels_format="ntcir_qrels", ntcir=nev_settings("1:2", (10, 1000)))
@@ -223,9 +228,9 @@ def load(qrels: dict[str, dict[str, int]], runs: dict[str, dict[str, list[str]]]
 
 def request(label: str, **params) -> MeasureRequest:
     """A request for the NTCIREVAL measure printed as `label` (`Q-measure`, `nDCG@k`)."""
-    mdef = next(m for m in registry().values() if m.ntcir == label)
+    mdef = next(m for m in registry().values() if label in dict(m.ntcir))
     defaults = {"gains": {}, "beta": 1.0, "gamma": 0.95, "p": 0.95, "rbu_p": 0.99, "logb": 2.0,
-                "penalties": {1: 4.0, 2: 3.0, 3: 2.0}}
+                "penalties": {1: 4.0, 2: 3.0, 3: 2.0}, "cutoff": None}
     args = tuple(params[p.name] if p.name in params else defaults[p.name] for p in mdef.params)
     return MeasureRequest(mdef, args, f"{label}#{params.get('cutoff', '')}#{next(_SEQ)}")
 
@@ -255,8 +260,10 @@ def one(qrels_topic: dict[str, int], ranking: list[str], labels, **params) -> di
     return got.get(("run", "T"), {})
 
 
-ALL_LABELS = ([m.ntcir for m in registry().values() if m.ntcir and not m.ntcir.endswith("@k")]
-              + [m.ntcir for m in registry().values() if m.ntcir.endswith("@k")])
+ALL_LABELS = ([label for m in registry().values() for label, _ in m.ntcir
+               if not label.endswith("@k")]
+              + [label for m in registry().values() for label, _ in m.ntcir
+                 if label.endswith("@k")])
 
 
 # ------------------------------------------------------------------------------ (b) property
@@ -543,13 +550,15 @@ def test_ntcireval_names_resolve():
     reqs = parse_measures(["Q(beta=1)", "Q@10", "nERR@10", "MSnDCG@10", "P+", "Q-measure",
                            "Q@0010", "nDCG@k", "Hit@10", "P-plus", "NWRR"], ntcir=s)
     macros = {r.name: r.mdef.kernel for r in reqs}
-    assert macros["Q(beta=1)"] == macros["Q-measure"] == "m_ntcir_q"
-    assert macros["Q@10"] == macros["Q@0010"] == "m_ntcir_q_at"
+    # the Q family is one measure: Q-measure is Q without a cutoff, Q@10 Q at 10
+    assert macros["Q(beta=1)"] == macros["Q-measure"] == macros["Q@10"] == \
+        macros["Q@0010"] == "m_ntcir_q"
     assert macros["P+"] == macros["P-plus"] == "m_ntcir_pplus"
     assert macros["nDCG@1"] == macros["nDCG@10"] == "m_ntcir_ndcg_at"
     assert macros["NWRR"] == "m_ntcir_nwrr"
-    q = next(r for r in reqs if r.name == "Q@10")
-    assert q.args == ({1: 1.0, 2: 2.0}, 1.0, 10)
+    by_name = {r.name: r for r in reqs}
+    assert by_name["Q@10"].args == ({1: 1.0, 2: 2.0}, 1.0, 10)
+    assert by_name["Q-measure"].args == ({1: 1.0, 2: 2.0}, 1.0, None)
 
 
 def test_trec_eval_and_ir_measures_names_unchanged():

@@ -32,7 +32,9 @@ def sql_copy(tmp_path, monkeypatch):
 
 
 def _clear():
+    from irwarehouse.measures.catalog import names
     registry.cache_clear()
+    names.cache_clear()
     sqlassets.all_macros.cache_clear()
     sqlassets.context_relations.cache_clear()
 
@@ -61,3 +63,30 @@ def test_a_header_that_does_not_match_its_macro_is_refused(sql_copy):
         "FROM ev_base();\n")
     with pytest.raises(SqlAssetError, match="header params"):
         registry()
+
+
+def test_a_new_measure_is_one_sql_block_and_no_python(sql_copy):
+    """Adding a measure touches its SQL (and its test) only: a block with its header in a new
+    metrics file is evaluated by name, through irw eval and through its metric macro."""
+    from irwarehouse.api import evaluate_files
+    from irwarehouse.warehouse import connect
+    (sql_copy / "metrics" / "zz_toy.sql").write_text(
+        "-- measure: toy\n-- dialect: irw\n-- aliases: ir_measures Toy@k\n"
+        "-- params: cutoff INTEGER = 10\n-- summary: mean\n"
+        "-- doc: the share of the top k that is relevant, twice.\n-- source: a test\n"
+        "CREATE OR REPLACE MACRO m_toy(cutoff) AS TABLE\n"
+        "SELECT run_id, topic, 2.0 * hits / cutoff AS value FROM ev_hits_at(cutoff);\n")
+    try:
+        from _paths import DATA
+        result = evaluate_files(DATA / "qrels.test", [DATA / "runs" / "STANDARD.results.test"],
+                                ["toy@5", "Toy@5", "P@5"])
+        rows = {(r["measure"], r["topic"]): r["value"] for r in result.per_topic.to_pylist()}
+        assert {m for m, _ in rows} == {"toy@5", "Toy@5", "P@5"}
+        assert all(rows[("toy@5", t)] == 2 * rows[("P@5", t)] == rows[("Toy@5", t)]
+                   for _, t in rows)
+        con = connect(None)
+        row = con.execute("SELECT measure, macro, summary FROM measure_catalog "
+                          "WHERE measure = 'toy'").fetchone()
+        assert row == ("toy", "irw_toy", "mean")
+    finally:
+        _clear()

@@ -208,6 +208,7 @@ CASE WHEN printed <> 0 THEN gamma * round(irec, 4) + (1.0 - gamma) * round(m, 4)
      ELSE gamma * irec + (1.0 - gamma) * m END;
 
 -- measure: I-rec
+-- dialect: ntcireval
 -- params: cutoff INTEGER = 10
 -- summary: mean
 -- doc: Intent recall@l (NTCIREVAL irec): share of the intents with a relevant document that the
@@ -216,6 +217,7 @@ CREATE OR REPLACE MACRO m_ntd_irec(cutoff) AS TABLE
 SELECT run_id, topic, value FROM ev_ntd_irec(cutoff);
 
 -- measure: I-rec@n
+-- dialect: ntcireval
 -- summary: mean
 -- doc: I-rec@n (NTCIREVAL irec): I-rec at l = n, the number of intents with a relevant document.
 CREATE OR REPLACE MACRO m_ntd_irec_n() AS TABLE
@@ -235,6 +237,7 @@ LEFT JOIN n ON n.topic = b.topic
 LEFT JOIN covered c ON c.run_id = b.run_id AND c.topic = b.topic;
 
 -- measure: D-nDCG
+-- dialect: ntcireval
 -- params: cutoff INTEGER = 10
 -- summary: mean
 -- doc: D-nDCG@l (Sakai and Song; Sakai 2012 eq 6): MSnDCG@l on global gains sum_i Pr(i|q) g_i(d).
@@ -242,6 +245,7 @@ CREATE OR REPLACE MACRO m_ntd_d_ndcg(cutoff) AS TABLE
 SELECT run_id, topic, msndcg AS value FROM ev_ntd_key(cutoff, 1.0, 'D');
 
 -- measure: D-Q
+-- dialect: ntcireval
 -- params: cutoff INTEGER = 10; beta DOUBLE = 1
 -- summary: mean
 -- doc: D-Q@l: Q@l (sum of blended ratios over min(l, R)) on global gains.
@@ -249,6 +253,7 @@ CREATE OR REPLACE MACRO m_ntd_d_q(cutoff, beta) AS TABLE
 SELECT run_id, topic, q AS value FROM ev_ntd_key(cutoff, beta, 'D');
 
 -- measure: DIN-nDCG
+-- dialect: ntcireval
 -- params: cutoff INTEGER = 10
 -- summary: mean
 -- doc: DIN-nDCG@l (Sakai 2012 eq 8): D-nDCG@l where a navigational intent gains only at its first
@@ -257,6 +262,7 @@ CREATE OR REPLACE MACRO m_ntd_din_ndcg(cutoff) AS TABLE
 SELECT run_id, topic, msndcg AS value FROM ev_ntd_key(cutoff, 1.0, 'DIN');
 
 -- measure: DIN-Q
+-- dialect: ntcireval
 -- params: cutoff INTEGER = 10; beta DOUBLE = 1
 -- summary: mean
 -- doc: DIN-Q@l: D-Q@l with DIN gains (a document whose DIN gain is 0 is not relevant).
@@ -264,6 +270,7 @@ CREATE OR REPLACE MACRO m_ntd_din_q(cutoff, beta) AS TABLE
 SELECT run_id, topic, q AS value FROM ev_ntd_key(cutoff, beta, 'DIN');
 
 -- measure: D#-nDCG
+-- dialect: ntcireval
 -- params: cutoff INTEGER = 10; gamma DOUBLE = 0.5; printed INTEGER = 0
 -- summary: mean
 -- doc: D#-nDCG@l = gamma I-rec@l + (1 - gamma) D-nDCG@l.
@@ -274,6 +281,7 @@ FROM ev_ntd_key(cutoff, 1.0, 'D') d
 JOIN ev_ntd_irec(cutoff) i ON i.run_id = d.run_id AND i.topic = d.topic;
 
 -- measure: D#-Q
+-- dialect: ntcireval
 -- params: cutoff INTEGER = 10; gamma DOUBLE = 0.5; beta DOUBLE = 1; printed INTEGER = 0
 -- summary: mean
 -- doc: D#-Q@l = gamma I-rec@l + (1 - gamma) D-Q@l.
@@ -284,6 +292,7 @@ FROM ev_ntd_key(cutoff, beta, 'D') d
 JOIN ev_ntd_irec(cutoff) i ON i.run_id = d.run_id AND i.topic = d.topic;
 
 -- measure: DIN#-nDCG
+-- dialect: ntcireval
 -- params: cutoff INTEGER = 10; gamma DOUBLE = 0.5; printed INTEGER = 0
 -- summary: mean
 -- doc: DIN#-nDCG@l = gamma I-rec@l + (1 - gamma) DIN-nDCG@l.
@@ -294,6 +303,7 @@ FROM ev_ntd_key(cutoff, 1.0, 'DIN') d
 JOIN ev_ntd_irec(cutoff) i ON i.run_id = d.run_id AND i.topic = d.topic;
 
 -- measure: DIN#-Q
+-- dialect: ntcireval
 -- params: cutoff INTEGER = 10; gamma DOUBLE = 0.5; beta DOUBLE = 1; printed INTEGER = 0
 -- summary: mean
 -- doc: DIN#-Q@l = gamma I-rec@l + (1 - gamma) DIN-Q@l.
@@ -304,6 +314,8 @@ FROM ev_ntd_key(cutoff, beta, 'DIN') d
 JOIN ev_ntd_irec(cutoff) i ON i.run_id = d.run_id AND i.topic = d.topic;
 
 -- measure: IA-nDCG
+-- dialect: ntcireval
+-- aliases: sakai2014 nDCG-IA
 -- params: cutoff INTEGER = 10; printed INTEGER = 0
 -- summary: mean
 -- doc: Intent-aware MSnDCG@l, sum_i Pr(i|q) MSnDCG_i@l (NTCIREVAL's IA-MSnDCG); printed=1
@@ -312,6 +324,8 @@ CREATE OR REPLACE MACRO m_ntd_ia_ndcg(cutoff, printed) AS TABLE
 SELECT run_id, topic, msndcg AS value FROM ev_ntd_ia(cutoff, 1.0, printed);
 
 -- measure: IA-Q
+-- dialect: ntcireval
+-- aliases: sakai2014 Q-IA
 -- params: cutoff INTEGER = 10; beta DOUBLE = 1
 -- summary: mean
 -- doc: Intent-aware Q@l, sum_i Pr(i|q) Q_i@l.
@@ -319,6 +333,8 @@ CREATE OR REPLACE MACRO m_ntd_ia_q(cutoff, beta) AS TABLE
 SELECT run_id, topic, q AS value FROM ev_ntd_ia(cutoff, beta, 0);
 
 -- measure: IA-AP
+-- dialect: ntcireval
+-- aliases: sakai2014 AP-IA
 -- params: cutoff INTEGER = 10
 -- summary: mean
 -- doc: Intent-aware AP@l, sum_i Pr(i|q) AP_i@l (AP@l divides by min(l, R_i)).
@@ -326,6 +342,7 @@ CREATE OR REPLACE MACRO m_ntd_ia_ap(cutoff) AS TABLE
 SELECT run_id, topic, ap AS value FROM ev_ntd_ia(cutoff, 1.0, 0);
 
 -- measure: IA-ERR
+-- dialect: ntcireval
 -- params: cutoff INTEGER = 10; printed INTEGER = 0
 -- summary: mean
 -- doc: Intent-aware ERR@l with NTCIREVAL's stopping probability g/(hgain+1) per intent;
@@ -334,6 +351,7 @@ CREATE OR REPLACE MACRO m_ntd_ia_err(cutoff, printed) AS TABLE
 SELECT run_id, topic, err AS value FROM ev_ntd_ia(cutoff, 1.0, printed);
 
 -- measure: IA-nERR
+-- dialect: ntcireval
 -- params: cutoff INTEGER = 10; printed INTEGER = 0
 -- summary: mean
 -- doc: Intent-aware nERR@l, sum_i Pr(i|q) nERR_i@l; printed=1 sums the 4-decimal values, as
@@ -342,12 +360,14 @@ CREATE OR REPLACE MACRO m_ntd_ia_nerr(cutoff, printed) AS TABLE
 SELECT run_id, topic, nerr AS value FROM ev_ntd_ia(cutoff, 1.0, printed);
 
 -- measure: SUMp
+-- dialect: ntcireval
 -- summary: mean
 -- doc: Sum of Pr(i|q) over the intents with a relevant document (NTCIREVAL's SUMp).
 CREATE OR REPLACE MACRO m_ntd_sump() AS TABLE
 SELECT run_id, topic, sump AS value FROM ev_ntd_ia(1, 1.0, 0);
 
 -- measure: P+Q
+-- dialect: ntcireval
 -- params: cutoff INTEGER = 10; beta DOUBLE = 1
 -- summary: mean
 -- doc: P+Q@l (Sakai 2012 eq 12): sum over informational intents of Pr Q_i@l plus over
@@ -356,6 +376,7 @@ CREATE OR REPLACE MACRO m_ntd_pplusq(cutoff, beta) AS TABLE
 SELECT run_id, topic, pplusq AS value FROM ev_ntd_ia(cutoff, beta, 0);
 
 -- measure: P+Q#
+-- dialect: ntcireval
 -- params: cutoff INTEGER = 10; gamma DOUBLE = 0.5; beta DOUBLE = 1
 -- summary: mean
 -- doc: P+Q#@l = gamma I-rec@l + (1 - gamma) P+Q@l.
@@ -365,6 +386,7 @@ FROM ev_ntd_ia(cutoff, beta, 0) p
 JOIN ev_ntd_irec(cutoff) i ON i.run_id = p.run_id AND i.topic = p.topic;
 
 -- measure: Ef-P
+-- dialect: ntcireval
 -- params: cutoff INTEGER = 10
 -- summary: mean
 -- doc: Effective precision@l (Sakai 2012 section 4.2): share of the top l relevant to some
@@ -387,6 +409,7 @@ FROM ev_base() b
 LEFT JOIN effective e ON e.run_id = b.run_id AND e.topic = b.topic;
 
 -- measure: PMP
+-- dialect: ntcireval
 -- params: cutoff INTEGER = 10
 -- summary: mean
 -- doc: Precision@l for the most probable intent of the topic's probabilities (uniform: every

@@ -32,6 +32,7 @@ JOIN top_level t ON t.topic = l.topic
 WHERE j.rel >= 1;
 
 -- measure: D-U
+-- dialect: irw
 -- params: snippet DOUBLE = 200; f DOUBLE = 0.2; l DOUBLE = 132000; norm DOUBLE = 1; max_level INTEGER = 0; missing_length DOUBLE = 0
 -- needs: div_listed
 -- summary: mean
@@ -58,6 +59,7 @@ FROM ev_base() b
 LEFT JOIN s ON s.run_id = b.run_id AND s.topic = b.topic;
 
 -- measure: U-IA
+-- dialect: irw
 -- params: snippet DOUBLE = 200; f DOUBLE = 0.2; l DOUBLE = 132000; norm DOUBLE = 1; max_level INTEGER = 0; missing_length DOUBLE = 0
 -- needs: div_listed
 -- summary: mean

@@ -25,6 +25,10 @@ LEFT JOIN (
 ) x ON x.run_id = b.run_id AND x.topic = b.topic;
 
 -- measure: iprec_at_recall
+-- dialect: trec_eval
+-- aliases: ir_measures IPrec@k
+-- sets: all_trec, official
+-- order: 10
 -- params: recall_level DOUBLE = 0.0,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1.0
 -- summary: mean
 -- doc: Interpolated precision at a recall level.
@@ -32,6 +36,9 @@ CREATE OR REPLACE MACRO m_iprec_at_recall(recall_level) AS TABLE
 SELECT run_id, topic, value FROM ev_iprec(recall_level);
 
 -- measure: 11pt_avg
+-- dialect: trec_eval
+-- sets: all_trec
+-- order: 18
 -- params: recall_levels DOUBLE[] = [0.0,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1.0]
 -- summary: mean
 -- doc: Mean interpolated precision over recall levels (11-point average by default).

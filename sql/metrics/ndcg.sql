@@ -38,6 +38,10 @@ LEFT JOIN dcg d ON d.run_id = b.run_id AND d.topic = b.topic
 LEFT JOIN ideal i ON i.topic = b.topic;
 
 -- measure: ndcg
+-- dialect: trec_eval
+-- aliases: ir_measures nDCG
+-- sets: all_trec
+-- order: 21
 -- params: gains MAP = {}
 -- summary: mean
 -- doc: nDCG over the whole list; gains per level (trec_eval `ndcg.1=3,2=9`), default gain = level.
@@ -45,6 +49,10 @@ CREATE OR REPLACE MACRO m_ndcg(gains) AS TABLE
 SELECT run_id, topic, value FROM ev_ndcg_at(gains, NULL);
 
 -- measure: ndcg_cut
+-- dialect: trec_eval
+-- aliases: ir_measures nDCG@k
+-- sets: all_trec
+-- order: 24
 -- params: cutoff INTEGER = 5,10,15,20,30,100,200,500,1000
 -- summary: mean
 -- doc: nDCG@k with gain = level (trec_eval ndcg_cut; ir_measures nDCG@k).

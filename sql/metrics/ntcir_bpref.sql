@@ -57,52 +57,66 @@ FROM ntcir_base(gains) b
 JOIN ideal i ON i.topic = b.topic
 LEFT JOIN s ON s.run_id = b.run_id AND s.topic = b.topic;
 
--- measure: ntcir_bpref
--- ntcir: bpref
+-- measure: ntcir:bpref
+-- ntcir: bpref = 900
+-- dialect: ntcireval
+-- sets: ntcireval-j
 -- params: gains MAP = {}
 -- doc: bpref = (1/R) sum_rel [1 - min(R, n(r))/min(R, N)] (condensed list; ntcir_eval -j).
 CREATE OR REPLACE MACRO m_ntcir_bpref(gains) AS TABLE
 SELECT run_id, topic, b / num_rel AS value FROM ntcir_bpref_sums(gains);
 
--- measure: ntcir_bpref_r
--- ntcir: bpref_R
+-- measure: bpref_R
+-- ntcir: bpref_R = 901
+-- dialect: ntcireval
+-- sets: ntcireval-j
 -- params: gains MAP = {}
 -- doc: bpref_R = (1/R) sum_rel [1 - min(R, n(r))/R] (Sakai SIGIR 2007; ntcir_eval -j).
 CREATE OR REPLACE MACRO m_ntcir_bpref_r(gains) AS TABLE
 SELECT run_id, topic, b_r / num_rel AS value FROM ntcir_bpref_sums(gains);
 
--- measure: ntcir_bpref_n
--- ntcir: bpref_N
+-- measure: bpref_N
+-- ntcir: bpref_N = 902
+-- dialect: ntcireval
+-- sets: ntcireval-j
 -- params: gains MAP = {}
 -- doc: bpref_N = (1/R) sum_rel [1 - n(r)/N] (Sakai SIGIR 2007; ntcir_eval -j).
 CREATE OR REPLACE MACRO m_ntcir_bpref_n(gains) AS TABLE
 SELECT run_id, topic, b_n / num_rel AS value FROM ntcir_bpref_sums(gains);
 
--- measure: ntcir_bpref_relative
--- ntcir: bpref_relative
+-- measure: bpref_relative
+-- ntcir: bpref_relative = 903
+-- dialect: ntcireval
+-- sets: ntcireval-j
 -- params: gains MAP = {}
 -- doc: bpref_relative = (1/R) sum_rel [1 - n(r)/(r-1)], 0 at r = 1 (ntcir_eval -j).
 CREATE OR REPLACE MACRO m_ntcir_bpref_relative(gains) AS TABLE
 SELECT run_id, topic, b_rel / num_rel AS value FROM ntcir_bpref_sums(gains);
 
--- measure: ntcir_rpref_n
--- ntcir: rpref_N
+-- measure: rpref_N
+-- ntcir: rpref_N = 904
+-- dialect: ntcireval
+-- sets: ntcireval-j
 -- params: gains MAP = {}
 -- doc: rpref_N = sum_rel g(r) [1 - penalty(r)/(R + N - cg*(R)/gmax)] / cg*(R), the graded
 --      bpref_N (Sakai SIGIR 2007; ntcir_eval -j).
 CREATE OR REPLACE MACRO m_ntcir_rpref_n(gains) AS TABLE
 SELECT run_id, topic, r_n / cg_r AS value FROM ntcir_bpref_sums(gains);
 
--- measure: ntcir_rpref_relative
--- ntcir: rpref_relative
+-- measure: rpref_relative
+-- ntcir: rpref_relative = 905
+-- dialect: ntcireval
+-- sets: ntcireval-j
 -- params: gains MAP = {}
 -- doc: rpref_relative = sum_rel g(r) [1 - penalty(r)/(r-1)] / cg*(R), 0 at r = 1
 --      (ntcir_eval -j).
 CREATE OR REPLACE MACRO m_ntcir_rpref_relative(gains) AS TABLE
 SELECT run_id, topic, r_rel / cg_r AS value FROM ntcir_bpref_sums(gains);
 
--- measure: ntcir_rpref_relative2
--- ntcir: rpref_relative2
+-- measure: rpref_relative2
+-- ntcir: rpref_relative2 = 906
+-- dialect: ntcireval
+-- sets: ntcireval-j
 -- params: gains MAP = {}
 -- doc: rpref_relative2 = sum_rel g(r) [1 - penalty(r)/r] / cg*(R) (ntcir_eval -j).
 CREATE OR REPLACE MACRO m_ntcir_rpref_relative2(gains) AS TABLE

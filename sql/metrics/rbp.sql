@@ -6,6 +6,10 @@
 -- source: trec_eval 10.0 m_rbp.c, m_rbp_resid.c; Moffat & Zobel, ACM TOIS 2008
 
 -- measure: rbp
+-- dialect: trec_eval
+-- aliases: ir_measures RBP
+-- sets: all_trec
+-- order: 34
 -- params: p DOUBLE = 0.9
 -- summary: mean
 -- since: 10
@@ -27,6 +31,9 @@ LEFT JOIN (SELECT run_id, topic, sum(gain * pow(p, rank - 1)) AS s FROM gained
            GROUP BY run_id, topic) x ON x.run_id = b.run_id AND x.topic = b.topic;
 
 -- measure: rbp_resid
+-- dialect: trec_eval
+-- sets: all_trec
+-- order: 35
 -- params: p DOUBLE = 0.9
 -- summary: mean
 -- since: 10

@@ -32,7 +32,7 @@ SELECT run_id, topic, rank, is_rel,
 FROM ev_listed;
 
 -- measure: TBG
--- syntax: named
+-- dialect: irw
 -- needs: listed
 -- positive: half_life
 -- params: t_s DOUBLE = 4.4; half_life DOUBLE = 224; p_click_rel DOUBLE = 0.64;

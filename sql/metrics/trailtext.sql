@@ -30,7 +30,7 @@ FROM ev_listed
 WHERE rel >= 1;
 
 -- measure: U
--- syntax: named
+-- dialect: irw
 -- needs: listed
 -- positive: l, norm
 -- params: snippet DOUBLE = 200; f DOUBLE = 0.2; l DOUBLE = 132000; norm DOUBLE = 1;
