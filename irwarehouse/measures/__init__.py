@@ -1,6 +1,6 @@
 """Measures: what each is (the catalog, read from the SQL headers), how their names are written
 (the grammar) and what a name means (resolve). `parse_measures` turns the names a user types
-into MeasureRequests for the engine (irwarehouse.evaluate)."""
+into MeasureRequests for the engine (irwarehouse.engine.evaluate)."""
 
 from .catalog import Alias, MeasureDef, ParamDef, in_set, registry
 from .grammar import CONDENSED_PREFIX, CONDENSED_SUFFIX, split_list

@@ -2,7 +2,7 @@
 measure is described (the SQL macro m_<name> below the header computes it). The registry,
 the names every dialect gives a measure, its sets and its print order all come from here;
 nothing about a measure is written in Python. The same rows become the warehouse's
-measure_catalog (irwarehouse.catalog).
+measure_catalog (irwarehouse.store.macros).
 
 A header (`--` lines directly above `CREATE OR REPLACE MACRO m_<name>(params)`):
 
@@ -27,11 +27,10 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..errors import SqlAssetError
-from ..sqlassets import macros_in, metric_files, relations_read
+from ..sqlfiles import macros_in, metric_files, parse_header, relations_read
 
 SUMMARIES = ("mean", "gmean", "sum", "num_rel", "none")
 DIALECTS = ("trec_eval", "ndeval", "irw", "ir_measures", "sakai2014", "ntcireval")
-_HEADER_RE = re.compile(r"^--\s*([a-z_]+):\s?(.*)$")
 
 
 @dataclass(frozen=True)
@@ -94,19 +93,6 @@ class MeasureDef:
                      if label.endswith("@k") == cutoff), None)
 
 
-def _parse_header(lines: list[str]) -> dict[str, str]:
-    meta: dict[str, str] = {}
-    key = None
-    for line in lines:
-        m = _HEADER_RE.match(line)
-        if m:
-            key = m.group(1)
-            meta[key] = m.group(2).strip()
-        elif key and line.startswith("--"):
-            meta[key] += " " + line[2:].strip()
-    return meta
-
-
 def _params(spec: str, where: str) -> tuple[ParamDef, ...]:
     """`name TYPE = default`, several separated by `;` (`cutoff INTEGER = 5,10; alpha DOUBLE =
     0.5`)."""
@@ -151,7 +137,7 @@ def _file_header(path: Path) -> dict[str, str]:
         if not line.startswith("--"):
             break
         lines.append(line)
-    return _parse_header(lines)
+    return parse_header(lines)
 
 
 def measure_defs_in(path: Path) -> list[MeasureDef]:

@@ -68,6 +68,14 @@ class MeasureRequest:
     def params_text(self) -> str:
         return ",".join(f"{p.name}={a}" for p, a in zip(self.mdef.params, self.args))
 
+    def definition_hash(self) -> str:
+        """A hash of the SQL file that defines the measure, stored with its scores (`score`)."""
+        import hashlib
+
+        from ..sqlfiles import sql_dir
+        text = (sql_dir() / "metrics" / f"{self.mdef.family}.sql").read_bytes()
+        return hashlib.sha256(text).hexdigest()[:16]
+
 
 def ntcir_label(mdef: MeasureDef, args: tuple) -> str:
     """The name ntcir_eval prints: `Q-measure`, `Q@0010`."""

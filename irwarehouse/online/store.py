@@ -14,8 +14,8 @@ from pathlib import Path
 
 from ..errors import InputError, WarehouseError
 from ..formats.trec import sha256_of
-from ..ingest import _check_name, campaign_id, transaction
-from ..sqlassets import sql_dir
+from ..sqlfiles import sql_dir
+from ..store.ingest import campaign_id, check_name, transaction
 
 SQL_FILES = ("sessions.sql", "clicks.sql", "user.sql")
 
@@ -46,7 +46,7 @@ def ingest_sessions(con, path, campaign: str, *, run: str | None = None,
     from .formats import read_sessions
     path = Path(path)
     table, has = read_sessions(path)
-    name = _check_name("run", run or path.name)
+    name = check_name("run", run or path.name)
     digest = sha256_of(path)
     con.register("stage_session", table)
     try:

@@ -1,6 +1,6 @@
 -- Diversity measures of ndeval, the TREC Web track evaluator 2009-2014 (ndeval.c 4.4/4.5;
 -- Clarke et al. SIGIR 2008 and ICTIR 2009; Agrawal et al. WSDM 2009; docs/diversity_semantics.md
--- section 1). Context (sql/context.sql, built by irwarehouse.diversity.prepare):
+-- section 1). Context (sql/context.sql, the ev_make_div_* builders):
 --   ev_div_judgment(topic, intent, doc, rel)      per-subtopic judgments of the qrels,
 --   ev_div_ranked(run_id, topic, rank, intent, rel) retrieved documents with their judgments,
 --   ev_div_ideal(alpha_key, topic, rank, doc)      ndeval's greedy ideal list for each alpha.
