@@ -1,6 +1,7 @@
-"""D-U and U-IA (sql/metrics/diversity_u.sql; Sakai, PROMISE 2014, eq 30-31): a hand-computed example, their
-relations to the U-measure, and the loop oracle (tests/oracles/user_model_oracle.py) on random
-per-intent judgments with and without intent probabilities."""
+"""D-U and U-IA (sql/metrics/diversity_u.sql; Sakai, PROMISE 2014, eq 30-31): a hand-computed
+example, the highest level H they share (the topic's, over every intent), their relations to the
+U-measure, and the loop oracle (tests/oracles/user_model_oracle.py) on random per-intent
+judgments with and without intent probabilities."""
 
 from __future__ import annotations
 
@@ -36,6 +37,23 @@ def test_by_hand_global_trailtext_vs_per_intent_trailtexts():
     assert got["U-IA"] == pytest.approx(want_uia, abs=1e-15)
     assert got["U-IA(norm=2)"] == pytest.approx(want_uia / 2, abs=1e-15)
     assert got["U-IA"] > got["D-U"]       # a user of intent 2 does not read a
+
+
+def test_h_is_the_topics_highest_level_over_every_intent():
+    """U-IA's H (sql/metrics/diversity_u.sql): the topic's highest level over all its intents,
+    retrieved or not, for every per-intent U_i, not intent i's own highest level. Intent 1
+    judges a at L1 only; intent 2 judges b at L1 and c (never retrieved) at L3: H = 3, so a and
+    b both have gain (2^1 - 1)/2^3 = 1/8 (with H per intent, a would have 1/2). No lengths:
+    intent 1 reads a at pos 200, intent 2 reads b at pos 400. max_level overrides H."""
+    qrels = {"1": {"a": 1}, "2": {"b": 1, "c": 3}}
+    got = div_one(qrels, ["a", "b"], ["U-IA", "D-U", "U-IA(max_level=2)"])
+    want = 0.5 * (1 / 8) * (1 - 200 / L) + 0.5 * (1 / 8) * (1 - 400 / L)
+    per_intent_h = 0.5 * (1 / 2) * (1 - 200 / L) + 0.5 * (1 / 8) * (1 - 400 / L)
+    assert got["U-IA"] == pytest.approx(want, abs=1e-15)
+    assert got["U-IA"] != pytest.approx(per_intent_h, abs=1e-6)
+    assert got["D-U"] == pytest.approx(want, abs=1e-15)       # one trailtext reads a, b alike
+    assert got["U-IA(max_level=2)"] == pytest.approx(
+        0.5 * (1 / 4) * (1 - 200 / L) + 0.5 * (1 / 4) * (1 - 400 / L), abs=1e-15)
 
 
 def test_one_intent_gives_the_u_measure():

@@ -468,7 +468,7 @@ def test_condensed_equals_raw_on_fully_judged_lists(topic):
     condensed = sql_values({"T": qrels}, {"run": {"T": ranking}}, reqs, judged_only=True)
     raw, condensed = raw[("run", "T")], condensed[("run", "T")]
     assert raw.keys() == condensed.keys()
-    for name, value in raw.items():                 # None: bpref with N = 0 (undefined)
+    for name, value in raw.items():                 # N = 0: no bpref, bpref_N, rpref_N row
         assert (condensed[name] is None if value is None
                 else condensed[name] == pytest.approx(value, abs=1e-12)), name
 
