@@ -195,6 +195,7 @@ def test_gdeval_equals_the_oracle(data, k):
     check(qrels, run, "gdeval_nDCG", lambda q, r: oracle.gdeval_ndcg(q, r, k), cutoff=k)
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(topics(), st.sampled_from([0, 1, 3, 20]))
 def test_ir_measures_and_ranx_measures_equal_the_oracle(data, k):
@@ -244,6 +245,7 @@ def test_cwl_measures_equal_the_oracle(data, metric, scale, stat):
           min_rel=min_rel, max_rel=max_rel, depth=50, stat=stat, **params)
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(topics(), st.sampled_from([0.5, 0.8]), st.sampled_from([3, 1000]),
        st.sampled_from([0, 1]), st.sampled_from([0, 1]))

@@ -10,6 +10,7 @@ grammar here, so the runners test definitions, not spellings.
 
 from __future__ import annotations
 
+import atexit
 import json
 import tempfile
 from dataclasses import dataclass, field
@@ -77,6 +78,13 @@ class Loaded:
 
 
 _LOADED: dict[tuple, Loaded] = {}
+
+
+@atexit.register
+def _close_all() -> None:
+    for loaded in _LOADED.values():
+        loaded.wh.close()
+    _LOADED.clear()
 
 
 def _load(qrels: str, runs: tuple[str, ...], qrels_format: str, extra_qrels: tuple) -> Loaded:
