@@ -23,9 +23,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from irwarehouse.api import evaluate_files
-from irwarehouse.evaluate import EvalOptions, evaluate
+from irwarehouse.engine.evaluate import EvalOptions, evaluate
 from irwarehouse.measures import MeasureRequest, registry
-from irwarehouse.warehouse import connect
+from irwarehouse.store.connection import connect
 from tests.oracles import peers_oracle as oracle
 
 PROPERTY = settings(derandomize=True, max_examples=40, deadline=None, database=None,

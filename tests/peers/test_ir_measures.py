@@ -13,7 +13,8 @@ from __future__ import annotations
 import ast
 
 import pytest
-from _peer_cases import Irw, case_id, irw_values, load
+
+from tests.helpers.peer_cases import Irw, case_id, irw_values, load
 
 CASES = load("ir_measures")
 BIG = 10**9   # "no cutoff" for measures whose irw form needs a depth

@@ -8,22 +8,24 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from _peer_cases import Irw, case_id, irw_values, load
+
+from irwarehouse.measures import registry
+from tests.helpers.peer_cases import Irw, case_id, irw_values, load
 
 CASES = load("pyntcireval")
 HERE = Path(__file__).resolve().parent / "pyntcireval"
 
-# NTCIREVAL's printed name (without @k) -> irw measure; `@k` names take the cutoff
-MAPPING = {
-    "syslen": "ntcir_syslen", "jrel": "ntcir_jrel", "jnonrel": "ntcir_jnonrel",
-    "r1": "ntcir_r1", "rp": "ntcir_rp", "RR": "ntcir_rr", "O-measure": "ntcir_o",
-    "P-measure": "ntcir_p", "P-plus": "ntcir_pplus", "AP": "ntcir_ap", "Q-measure": "ntcir_q",
-    "NCUgu,P": "ntcir_ncugu_p", "NCUgu,BR": "ntcir_ncugu_br", "NCUrb,P": "ntcir_ncurb_p",
-    "NCUrb,BR": "ntcir_ncurb_br", "RBP": "ntcir_rbp", "ERR": "ntcir_err",
-    "AP@k": "ntcir_ap_at", "Q@k": "ntcir_q_at", "nDCG@k": "ntcir_ndcg_at",
-    "MSnDCG@k": "ntcir_msndcg_at", "P@k": "ntcir_prec_at", "nERR@k": "ntcir_nerr_at",
-    "Hit@k": "ntcir_hit_at",
-}
+# NTCIREVAL's printed labels (without @k: `Q-measure`; with: `Q@k`) as the catalog gives them
+NTCIR_LABELS = ("syslen", "jrel", "jnonrel", "r1", "rp", "RR", "O-measure", "P-measure",
+                "P-plus", "AP", "Q-measure", "NCUgu,P", "NCUgu,BR", "NCUrb,P", "NCUrb,BR", "RBP",
+                "ERR", "AP@k", "Q@k", "nDCG@k", "MSnDCG@k", "Prec@k", "nERR@k", "Hit@k")
+# the older NTCIREVAL of pyNTCIREVAL's outputs prints Prec@k as P@k
+OLD_LABELS = {"P@k": "Prec@k"}
+
+
+def measure_of(label: str) -> str:
+    """The irw measure NTCIREVAL prints as `label` (its `-- ntcir:` header)."""
+    return next(name for name, m in registry().items() if label in dict(m.ntcir))
 
 
 def to_irw(case: dict) -> Irw:
@@ -32,7 +34,8 @@ def to_irw(case: dict) -> Irw:
     params = {"gains": gains}
     if at:
         name, params["cutoff"] = name + "@k", int(k)
-    return Irw.of(MAPPING[name], params, order="file", judged_only=case["judged_only"])
+        name = OLD_LABELS.get(name, name)
+    return Irw.of(measure_of(name), params, order="file", judged_only=case["judged_only"])
 
 
 def _data(name: str) -> tuple[str, str]:
@@ -52,6 +55,11 @@ def test_pyntcireval_case(case):
     per_topic, _ = irw_values(*_data(case["data"]), irw)
     got = per_topic[case["topic"]]
     assert abs(got - case["expected"]) <= case["tol"] + 1e-12, (str(irw), got, case["expected"])
+
+
+def test_every_label_is_in_the_catalog():
+    families = {label: measure_of(label) for label in NTCIR_LABELS}   # none is missing
+    assert families["AP"] == families["AP@k"] and families["Q-measure"] == families["Q@k"]
 
 
 def test_every_line_of_the_four_outputs_is_a_case():

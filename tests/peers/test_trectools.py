@@ -11,8 +11,9 @@ import gzip
 import re
 
 import pytest
-from _paths import REALDATA
-from _peer_cases import Irw, case_id, irw_values, load, qrels_id
+
+from tests.helpers.paths import REALDATA
+from tests.helpers.peer_cases import Irw, case_id, irw_values, load, qrels_id
 
 CASES = load("trectools")
 

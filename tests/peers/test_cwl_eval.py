@@ -10,7 +10,8 @@ import re
 from pathlib import Path
 
 import pytest
-from _peer_cases import Irw, irw_values
+
+from tests.helpers.peer_cases import Irw, irw_values
 
 HERE = Path(__file__).resolve().parent / "cwl_eval"
 STATS = ("EU", "ETU", "EC", "ETC", "ED")          # irw's stat = 1..5

@@ -1,10 +1,10 @@
-"""Shared by the peer runners (tests/peers/test_peer_*.py): the golden cases ported from the
+"""Shared by the peer runners (tests/peers/test_*.py): the golden cases ported from the
 peers' test suites (tests/peers/<peer>/cases.json: input data sets and, per case, the peer's
 measure, topic and expected value with the test's tolerance), and irw's values for them.
 
 irw computes every case through the Python API: a private in-memory warehouse per data set, a
 MeasureRequest built from the registry's canonical measure and parameters (the runner's mapping
-table says which), and irwarehouse.evaluate.evaluate. No measure name goes through irw's name
+table says which), and irwarehouse.engine.evaluate.evaluate. No measure name goes through irw's name
 grammar here, so the runners test definitions, not spellings.
 """
 
@@ -17,14 +17,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from irwarehouse.api import Warehouse
-from irwarehouse.evaluate import EvalOptions, evaluate
+from irwarehouse.engine.evaluate import EvalOptions, evaluate
 from irwarehouse.measures import MeasureRequest, registry
+from tests.helpers.paths import REPO
 
-HERE = Path(__file__).resolve().parent
+PEERS = REPO / "tests" / "peers"
 
 
 def load(peer: str) -> dict:
-    return json.loads((HERE / peer / "cases.json").read_text(encoding="utf-8"))
+    return json.loads((PEERS / peer / "cases.json").read_text(encoding="utf-8"))
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,8 @@ class Irw:
 def _default(p):
     """A parameter's header default (a family with a list of defaults needs an explicit value)."""
     assert not p.is_list_default, f"give {p.name} (its default is a list: {p.default})"
+    if p.default.upper() == "NULL":
+        return None
     if p.type == "MAP":
         return {int(k): float(v) for k, v in (x.split(":") for x in
                                               p.default.strip("{} ").split(",") if x.strip())}

@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from _peer_cases import Irw, case_id, irw_values, load
+
+from tests.helpers.peer_cases import Irw, case_id, irw_values, load
 
 CASES = load("ranx")
 BIG = 10**9                     # ranx's rbp reads the whole list

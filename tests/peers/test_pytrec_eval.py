@@ -10,11 +10,11 @@ from __future__ import annotations
 import re
 
 import pytest
-from _paths import REPO
-from _peer_cases import Irw, case_id, irw_values, load
 
 from irwarehouse.errors import MeasureError
 from irwarehouse.measures import parse_measures, registry
+from tests.helpers.paths import REPO
+from tests.helpers.peer_cases import Irw, case_id, irw_values, load
 
 CASES = load("pytrec_eval")
 
