@@ -6,8 +6,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from . import _special, _ties
-from . import _validation as v
+from . import special, ties
+from . import validation as v
 from .classical import sign_test, wilcoxon_signed_rank
 from .correction import adjust, familywise_error
 from .resampling import (
@@ -33,7 +33,7 @@ class PairResult:
     p: float
     p_adjusted: float
     significant: bool  # p_adjusted < alpha
-    note: str | None = None  # set when p is 1 by definition (identical runs; stats._ties)
+    note: str | None = None  # set when p is 1 by definition (identical runs; stats.ties)
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ class Comparison:
     """Every run pair compared by one test.
 
     ``familywise_error`` = 1 - (1 - alpha)^k for the k = len(pairs) uncorrected pairwise tests
-    (seed 000 section 4.4): the chance of at least one false "significant" pair when all runs are
+    (Sakai, PROMISE 2014, section 4.4): the chance of at least one false "significant" pair when all runs are
     equivalent; show it next to uncorrected results. For ``tukey`` the family-wise error is
     already bounded by alpha.
     """
@@ -116,7 +116,7 @@ def compare_all(
         matrix, test, B=B, rng=rng, plus_one=plus_one, tie_rule=tie_rule, progress=progress
     )
     # identical runs: p = 1 under every test (the engines give it; this states the rule once)
-    identical = _ties.identical(matrix[:, run_a] - matrix[:, run_b])
+    identical = ties.identical(matrix[:, run_a] - matrix[:, run_b])
     pvalue = np.where(identical, 1.0, pvalue)
     adjusted = adjust(pvalue, correction)
     means = matrix.mean(axis=0)
@@ -131,7 +131,7 @@ def compare_all(
             p=float(p),
             p_adjusted=float(q),
             significant=bool(q < alpha),
-            note=_ties.IDENTICAL_NOTE if same else None,
+            note=ties.IDENTICAL_NOTE if same else None,
         )
         for a, b, s, p, q, same in zip(run_a, run_b, statistic, pvalue, adjusted, identical)
     ]
@@ -172,7 +172,7 @@ def _classical_pairs(matrix, run_a, run_b, test, progress):
         differences = matrix[:, run_a] - matrix[:, run_b]
         statistic = np.atleast_1d(observed_t(differences))
         df = matrix.shape[0] - 1
-        pvalue = np.array([_special.t_two_sided(float(t), df) for t in statistic])
+        pvalue = np.array([special.t_two_sided(float(t), df) for t in statistic])
         _report_done(progress, run_a.size)
         return statistic, pvalue
     single = wilcoxon_signed_rank if test == "wilcoxon" else sign_test

@@ -2,16 +2,16 @@
 
 Conventions (see docs/stats.md):
 
-* ASL (achieved significance level) = count / B, the seeds' definition (seed 000 Fig 12, 14, 15;
-  seed 001 Fig 2, 4). ``plus_one=True`` gives (count + 1) / (B + 1), which never reports 0.
+* ASL (achieved significance level) = count / B, Sakai's definition (Sakai, PROMISE 2014, Fig 12, 14, 15;
+  Sakai, IPSJ JIP 2013, Fig 2, 4). ``plus_one=True`` gives (count + 1) / (B + 1), which never reports 0.
 * "At least as extreme" is tested with a relative tolerance of 100 machine epsilons, as
   scipy.stats.permutation_test does, so rounding noise cannot drop the observed value itself.
 * The all-pairs functions draw ONE resample matrix (bootstrap indices, sign flips) and apply it
-  to every run pair, the practice of discriminative-power studies (seed 004 Fig 5 samples topic
+  to every run pair, the practice of discriminative-power studies (Sakai, IPSJ TOD 2007, Fig 5 samples topic
   sets Q*b once); p-values of different pairs are therefore correlated, each is still exact in
   distribution.
 * Identical runs (every per-topic difference 0) get p = 1 from every test, and a constant
-  difference has variance exactly 0 (``_ties``): no statistic divides by rounding noise.
+  difference has variance exactly 0 (``ties``): no statistic divides by rounding noise.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _ties
-from . import _validation as v
+from . import ties
+from . import validation as v
 from .results import ConfidenceInterval, TestResult, TukeyHSDResult
 
 IndexSampler = Callable[[int, int, np.random.Generator], np.ndarray]
@@ -40,7 +40,7 @@ _EXACT_BATCH = 1 << 15
 
 
 def default_index_sampler(n: int, B: int, rng: np.random.Generator) -> np.ndarray:
-    """B bootstrap samples of n indices drawn with replacement from 0..n-1 (seed 000 Fig 11)."""
+    """B bootstrap samples of n indices drawn with replacement from 0..n-1 (Sakai, PROMISE 2014, Fig 11)."""
     return rng.integers(0, n, size=(B, n))
 
 
@@ -55,7 +55,7 @@ def default_row_permuter(batch: int, n: int, m: int, rng: np.random.Generator) -
 
 
 def achieved_significance(count, B: int, *, plus_one: bool = False):
-    """ASL = count/B (seed 000 Fig 12) or, with plus_one, (count+1)/(B+1)."""
+    """ASL = count/B (Sakai, PROMISE 2014, Fig 12) or, with plus_one, (count+1)/(B+1)."""
     count = np.asarray(count, dtype=float)
     result = (count + 1.0) / (B + 1.0) if plus_one else count / B
     return result[()] if result.ndim == 0 else result
@@ -70,7 +70,7 @@ def at_least_as_extreme(null_values, observed):
 
 
 def studentise(mean, variance, n: int):
-    """t = mean / sqrt(variance / n) (seed 000 eq 48-49) with 0/0 := 0 and c/0 := +-inf.
+    """t = mean / sqrt(variance / n) (Sakai, PROMISE 2014, eq 48-49) with 0/0 := 0 and c/0 := +-inf.
 
     Explicit guards instead of numpy's divide warnings: a zero-variance sample with zero mean
     is no evidence at all (t = 0); a constant non-zero difference is infinitely strong.
@@ -89,7 +89,7 @@ def observed_t(differences: np.ndarray):
     """t(z) of each column of an (n, pairs) difference array, two-pass variance; a constant
     column has variance 0 and its value as mean (t = 0 or +-inf, never a ratio of noise)."""
     n = differences.shape[0]
-    mean, variance = _ties.exact_mean_and_variance(differences)
+    mean, variance = ties.exact_mean_and_variance(differences)
     return studentise(mean, variance, n)
 
 
@@ -121,7 +121,7 @@ def _report(progress, done: int, total: int) -> None:
 
 
 # ----------------------------------------------------------------------------------------------
-# paired bootstrap (seed 000 Fig 11-12; seed 001 Fig 2; seed 004 Fig 5-6)
+# paired bootstrap (Sakai, PROMISE 2014, Fig 11-12; Sakai, IPSJ JIP 2013, Fig 2; Sakai, IPSJ TOD 2007, Fig 5-6)
 
 
 def bootstrap_t_null(shifted: np.ndarray, counts: np.ndarray):
@@ -167,7 +167,7 @@ def paired_bootstrap_all_pairs(
     """Paired bootstrap ASL for every pair of columns, one shared (B, n) index sample.
 
     With ``delta_alpha`` also returns, per pair, |mean(w*b)| of the sample whose |t(w*b)| is
-    the (B*alpha)-th largest (seed 001 Fig 3, seed 004 Fig 7).
+    the (B*alpha)-th largest (Sakai, IPSJ JIP 2013, Fig 3, Sakai, IPSJ TOD 2007, Fig 7).
     """
     matrix = v.as_matrix(matrix)
     B = v.check_resamples(B)
@@ -184,9 +184,9 @@ def paired_bootstrap_all_pairs(
     for batch in _pair_batches(n_pairs, B):
         differences = matrix[:, run_a[batch]] - matrix[:, run_b[batch]]
         t_observed[batch] = observed_t(differences)
-        means, t_null = bootstrap_t_null(_ties.centred(differences), counts)
+        means, t_null = bootstrap_t_null(ties.centred(differences), counts)
         exceed[batch] = at_least_as_extreme(np.abs(t_null), np.abs(t_observed[batch])).sum(axis=0)
-        exceed[batch] = np.where(_ties.identical(differences), B, exceed[batch])
+        exceed[batch] = np.where(ties.identical(differences), B, exceed[batch])
         if rank is not None:
             borderline[batch] = _borderline_mean(means, t_null, rank)
         _report(progress, batch.stop, n_pairs)
@@ -214,7 +214,7 @@ def _delta_rank(B: int, alpha: float) -> int:
 
 
 def _borderline_mean(means: np.ndarray, t_null: np.ndarray, rank: int) -> np.ndarray:
-    """|mean(w*b)| at the rank-th largest |t(w*b)| of each column (seed 004 Fig 7)."""
+    """|mean(w*b)| at the rank-th largest |t(w*b)| of each column (Sakai, IPSJ TOD 2007, Fig 7)."""
     magnitude = np.abs(t_null)
     position = magnitude.shape[0] - rank  # rank-th largest = (B - rank)-th smallest, 0-based
     order = np.argpartition(magnitude, position, axis=0)[position]
@@ -232,7 +232,7 @@ def paired_bootstrap(
     confidence_level: float = 0.95,
     return_null: bool = False,
 ) -> TestResult:
-    """Two-sided paired bootstrap test on studentised shifted differences (seed 000 Fig 11-12).
+    """Two-sided paired bootstrap test on studentised shifted differences (Sakai, PROMISE 2014, Fig 11-12).
 
     z = x - y, w = z - mean(z); ASL = #{b: |t(w*b)| >= |t(z)|} / B. The confidence interval is
     the percentile interval of mean(z*b) = mean(z) + mean(w*b) over the same resamples.
@@ -244,10 +244,10 @@ def paired_bootstrap(
     generator, seed = v.make_rng(rng)
     differences = (x - y)[:, None]
     counts = resample_counts(_draw_indices(sampler, x.size, B, generator), x.size)
-    means, t_null = bootstrap_t_null(_ties.centred(differences), counts)
+    means, t_null = bootstrap_t_null(ties.centred(differences), counts)
     t_obs = float(observed_t(differences)[0])
     exceed = at_least_as_extreme(np.abs(t_null[:, 0]), abs(t_obs)).sum()
-    identical = bool(_ties.identical(differences)[0])
+    identical = bool(ties.identical(differences)[0])
     if identical:
         exceed = B
     mean_difference = float(differences.mean())
@@ -264,19 +264,19 @@ def paired_bootstrap(
         B=B,
         seed=seed,
         null_distribution=t_null[:, 0].copy() if return_null else None,
-        note=_ties.IDENTICAL_NOTE if identical else None,
+        note=ties.IDENTICAL_NOTE if identical else None,
     )
 
 
 def _standardised_mean_difference(differences: np.ndarray) -> float:
     """Cohen's d_z = mean(z) / sd(z); NaN (not a warning) when sd(z) = 0."""
-    mean, variance = _ties.exact_mean_and_variance(differences[:, None])
+    mean, variance = ties.exact_mean_and_variance(differences[:, None])
     sd = float(np.sqrt(variance[0]))
     return float(mean[0]) / sd if sd > 0 else float("nan")
 
 
 # ----------------------------------------------------------------------------------------------
-# unpaired bootstrap (seed 000 Fig 13-14)
+# unpaired bootstrap (Sakai, PROMISE 2014, Fig 13-14)
 
 _FLOOR_FOR_GMEAN = 1e-5  # trec_eval's gm_map: log(max(value, 0.00001))
 
@@ -309,7 +309,7 @@ def unpaired_bootstrap(
     plus_one: bool = False,
     return_null: bool = False,
 ) -> TestResult:
-    """Two-sided unpaired bootstrap test for topic sets of any sizes (seed 000 Fig 13-14).
+    """Two-sided unpaired bootstrap test for topic sets of any sizes (Sakai, PROMISE 2014, Fig 13-14).
 
     v = (x, y) pooled; each resample of n+m indices gives x*b (first n) and y*b (last m);
     ASL = #{b: |M(x*b) - M(y*b)| >= |M(x) - M(y)|} / B. ``statistic`` is "mean", "gmean"
@@ -393,7 +393,7 @@ def randomisation_test(
     exact_max_n: int = 20,
     return_null: bool = False,
 ) -> TestResult:
-    """Two-sided paired randomisation test of the mean difference (Smucker et al., seed 000 4.5).
+    """Two-sided paired randomisation test of the mean difference (Smucker et al., Sakai, PROMISE 2014 4.5).
 
     Under H0 each topic's difference z_i is equally likely to have either sign. ``method``:
     "exact" enumerates all 2^n sign flips (p = share with |mean| >= observed, no +1 needed);
@@ -413,7 +413,7 @@ def randomisation_test(
         signs = _draw_signs(sampler, n, used_B, generator)
         exceed, _, null_sums = _sign_flip_exceedances(differences, [signs])
         pvalue = float(achieved_significance(exceed[0], used_B, plus_one=plus_one))
-    identical = bool(_ties.identical(differences)[0])
+    identical = bool(ties.identical(differences)[0])
     if identical:
         pvalue = 1.0
     null = None
@@ -431,7 +431,7 @@ def randomisation_test(
         B=used_B,
         seed=seed,
         null_distribution=null,
-        note=_ties.IDENTICAL_NOTE if identical else None,
+        note=ties.IDENTICAL_NOTE if identical else None,
     )
 
 
@@ -472,7 +472,7 @@ def randomisation_all_pairs(
         pvalue[batch] = (
             exceed / seen if exact else achieved_significance(exceed, B, plus_one=plus_one)
         )
-        pvalue[batch] = np.where(_ties.identical(differences), 1.0, pvalue[batch])
+        pvalue[batch] = np.where(ties.identical(differences), 1.0, pvalue[batch])
         _report(progress, batch.stop, n_pairs)
     statistic = matrix[:, run_a].mean(axis=0) - matrix[:, run_b].mean(axis=0)
     return PairwiseResampling(
@@ -488,7 +488,7 @@ def randomisation_all_pairs(
 
 
 # ----------------------------------------------------------------------------------------------
-# randomised Tukey HSD (seed 000 Fig 15; seed 001 Fig 4; Carterette)
+# randomised Tukey HSD (Sakai, PROMISE 2014, Fig 15; Sakai, IPSJ JIP 2013, Fig 4; Carterette)
 
 
 def tukey_null_ranges(
@@ -549,8 +549,8 @@ def tukey_hsd(
     ranges = tukey_null_ranges(matrix, B, generator, permuter, progress)
     count = _count_exceeding(ranges, np.abs(differences), tie_rule)
     pvalues = achieved_significance(count, B, plus_one=plus_one)
-    # a run against itself is no pair; identical runs get 1 under both rules (_ties)
-    pvalues[_ties.identical_columns(matrix)] = 1.0
+    # a run against itself is no pair; identical runs get 1 under both rules (ties)
+    pvalues[ties.identical_columns(matrix)] = 1.0
     return TukeyHSDResult(
         test="tukey",
         run_means=run_means,
