@@ -294,3 +294,49 @@ def test_long_lists_split_across_threads_keep_the_copies_equal(tmp_path):
         for plan in PLANS:
             assert engine_values(wh.con, plan, 4)[0] == reference
         assert macro_values(wh.con, 4) == reference
+
+
+# Spellings of one measure in several tools' vocabularies (docs/measure_names.md): each pair
+# resolves to one kernel with the same arguments, so its values must be the same bits however
+# each is evaluated (CI once saw ir_measures' nDCG@10 and trec_eval's ndcg_cut_10 differ in the
+# last bit: a parallel floating-point sum).
+SPELLINGS = [("nDCG@10", "ndcg_cut_10"), ("ndcg@10", "ndcg_cut.10"), ("AP", "map"),
+             ("P@10", "P.10"), ("RR", "recip_rank"), ("R@100", "recall.100"),
+             ("Rprec", "r-precision"), ("nDCG", "ndcg"), ("mrr@10", "RR@10"),
+             ("map@100", "AP@100"), ("Bpref", "bpref"), ("hit_rate@3", "success.3"),
+             ("ERR@20", "gdeval_ERR"), ("nDCG(dcg=exp-log2)@10", "ndcg_burges@10"),
+             ("Q", "Q-measure"), ("Judged@10", "judged@10"), ("SetF(beta=1)", "set_F"),
+             ("RBP", "trectools_RBP(graded=1)@1000000000")]
+DIV_SPELLINGS = [("alpha_nDCG@20", "alpha-nDCG@20")]
+
+
+def _spelled(wh, name: str, campaign: str, threads: int, runs=None, others=()) -> tuple:
+    """(run, topic) -> bits and run -> bits of one measure, evaluated with `others`."""
+    from irwarehouse.measures import parse_measures
+    printed = parse_measures([name])[0].name
+    wh.con.execute(f"SET threads = {int(threads)}")
+    try:
+        result = wh.evaluate([name, *others], campaign=campaign, runs=runs, arrow=False)
+    finally:
+        wh.con.execute("RESET threads")
+    topic = {(run, t): _bits(v) for _, run, t, m, v, _, _ in result.per_topic.rows
+             if m == printed}
+    mean = {run: _bits(v) for _, run, m, v in result.summary.rows if m == printed}
+    return topic, mean
+
+
+@pytest.mark.parametrize("campaign, pair", [("adhoc", p) for p in SPELLINGS]
+                         + [("div", p) for p in DIV_SPELLINGS], ids=lambda x: " = ".join(x)
+                         if isinstance(x, tuple) else x)
+def test_two_spellings_of_one_measure_give_the_same_bits(warehouse, campaign, pair):
+    from irwarehouse.measures import parse_measures
+    first, second = (parse_measures([name]) for name in pair)
+    assert [(r.mdef.kernel, r.args) for r in first] == [(r.mdef.kernel, r.args) for r in second]
+    with Warehouse(warehouse, read_only=True) as wh:
+        alone = _spelled(wh, pair[0], campaign, 1)
+        mixed = _spelled(wh, pair[1], campaign, 4, runs=["SHUF", "B"], others=["P.5", "map_cut"])
+    assert len(alone[0]) > 10 and mixed[0]
+    assert {k: v for k, v in alone[0].items() if k[0] in ("SHUF", "B")} == mixed[0]
+    assert {k: v for k, v in alone[1].items() if k in ("SHUF", "B")} == mixed[1]
+    assert {t: v for (run, t), v in alone[0].items() if run == "A"} == \
+           {t: v for (run, t), v in mixed[0].items() if run == "SHUF"}
