@@ -48,6 +48,14 @@ def _score_text(rng: random.Random) -> str:
     return f"{x:.1f}" if rng.random() < 0.3 else f"{x:.7f}"
 
 
+def add_lists(runs: dict[str, list[str]], topic: int, docs: list[str], depth: int,
+              rng: random.Random) -> None:
+    """Append a random list of `depth` of the topic's documents to every run."""
+    for name, lines in runs.items():
+        for rank, doc in enumerate(rng.sample(docs, depth), start=1):
+            lines.append(f"{topic} Q0 {doc} {rank} {_score_text(rng)} {name}\n")
+
+
 def write_adhoc(folder: Path, rng: random.Random, *, topics: int, pool: int, depth: int,
                 judged: int) -> dict[str, Path]:
     """Graded qrels (levels -1..3, unjudged pool documents included), doc lengths, a run A with
@@ -59,18 +67,23 @@ def write_adhoc(folder: Path, rng: random.Random, *, topics: int, pool: int, dep
         docs_of[t] = docs
         for doc in rng.sample(docs, judged):
             qrels.append(f"{t} 0 {doc} {rng.choice([-1, 0, 0, 0, 1, 1, 2, 3])}\n")
-        for name, lines in runs.items():
-            for rank, doc in enumerate(rng.sample(docs, depth), start=1):
-                lines.append(f"{t} Q0 {doc} {rank} {_score_text(rng)} {name}\n")
-    shuffled = list(runs["A"])
-    rng.shuffle(shuffled)
+        add_lists(runs, t, docs, depth, rng)
     files = {"qrels": folder / "adhoc.qrels", "lengths": folder / "lengths.tsv"}
     files["qrels"].write_text("".join(qrels))
     files["lengths"].write_text("".join(f"{d}\t{rng.randint(20, 3000)}\t{rng.randint(100, 9000)}\n"
                                         for docs in docs_of.values() for d in docs))
+    return files | write_runs(folder, "adhoc", runs, rng)
+
+
+def write_runs(folder: Path, prefix: str, runs: dict[str, list[str]], rng: random.Random
+               ) -> dict[str, Path]:
+    """The run files, with A's renamed copy TWIN and its shuffled copy SHUF."""
+    shuffled = list(runs["A"])
+    rng.shuffle(shuffled)
+    files = {}
     for name, lines in {**runs, "TWIN": [ln.replace(" A\n", " TWIN\n") for ln in runs["A"]],
                         "SHUF": [ln.replace(" A\n", " SHUF\n") for ln in shuffled]}.items():
-        files[name] = folder / f"adhoc.{name}"
+        files[name] = folder / f"{prefix}.{name}"
         files[name].write_text("".join(lines))
     return files
 
@@ -89,19 +102,11 @@ def write_diversity(folder: Path, rng: random.Random, *, topics: int, pool: int,
             intents.append(f"{t} {i} {weights[i - 1] / sum(weights):.6f} {kind}\n")
             for doc in rng.sample(docs, pool // 2):
                 qrels.append(f"{t} {i} {doc} {rng.choice([-1, 0, 0, 1, 1, 2, 3])}\n")
-        for name, lines in runs.items():
-            for rank, doc in enumerate(rng.sample(docs, depth), start=1):
-                lines.append(f"{t} Q0 {doc} {rank} {_score_text(rng)} {name}\n")
-    shuffled = list(runs["A"])
-    rng.shuffle(shuffled)
+        add_lists(runs, t, docs, depth, rng)
     files = {"qrels": folder / "div.qrels", "intents": folder / "div.DINprob"}
     files["qrels"].write_text("".join(qrels))
     files["intents"].write_text("".join(intents))
-    for name, lines in {**runs, "TWIN": [ln.replace(" A\n", " TWIN\n") for ln in runs["A"]],
-                        "SHUF": [ln.replace(" A\n", " SHUF\n") for ln in shuffled]}.items():
-        files[name] = folder / f"div.{name}"
-        files[name].write_text("".join(lines))
-    return files
+    return files | write_runs(folder, "div", runs, rng)
 
 
 def build_warehouse(path: Path, folder: Path, *, seed: int, topics: int, pool: int, depth: int,
