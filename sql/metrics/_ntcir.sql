@@ -94,8 +94,9 @@ JOIN ntcir_ideal(gains) i ON i.topic = l.topic AND i.irank = least(l.rank, l.num
 -- block: ntcir_sums
 -- The per-list sums of the NTCIREVAL metrics over ranks r <= cutoff (NULL = the whole list),
 -- for every evaluated (run, topic) with R > 0, as ntcir_eval.c `eval_compute` defines them; each
--- sum is exact (ev_from_fixed(sum(ev_to_fixed(x))), sql/context.sql): the same bits whatever
--- DuckDB's threads or plan, the exact sum rounded once.
+-- sum adds its terms in rank order, as ntcir_eval does (`sum(x ORDER BY rank)`): the same bits
+-- whatever DuckDB's threads or plan, and ntcir_eval's own rounding (an exact sum rounded once
+-- can differ from it in the last bit, which moves a %.4f value sitting on a boundary).
 -- `rel` sums run over ranks with g(r) > 0 (ntcir_eval tests the gain; = level >= 1 unless a
 -- gain of 0 is declared):
 --   c_k       = C(cutoff), relevant documents in the top k
@@ -110,22 +111,22 @@ CREATE OR REPLACE MACRO ntcir_sums(gains, beta, gamma, p, rbu_p, logb, cutoff) A
 WITH s AS (
     SELECT run_id, topic,
            count(*) FILTER (WHERE rel >= 1) AS c_k,
-           ev_from_fixed(sum(ev_to_fixed(CAST(c AS DOUBLE) / rank)) FILTER (WHERE g > 0))
+           sum(CAST(c AS DOUBLE) / rank ORDER BY rank) FILTER (WHERE g > 0)
                AS ap_sum,
-           ev_from_fixed(sum(ev_to_fixed(br)) FILTER (WHERE g > 0)) AS q_sum,
-           ev_from_fixed(sum(ev_to_fixed((CAST(c AS DOUBLE) / rank) * pow(gamma, c - 1)))
-               FILTER (WHERE g > 0)) AS ncup_sum,
-           ev_from_fixed(sum(ev_to_fixed(br * pow(gamma, c - 1))) FILTER (WHERE g > 0))
+           sum(br ORDER BY rank) FILTER (WHERE g > 0) AS q_sum,
+           sum((CAST(c AS DOUBLE) / rank) * pow(gamma, c - 1) ORDER BY rank)
+               FILTER (WHERE g > 0) AS ncup_sum,
+           sum(br * pow(gamma, c - 1) ORDER BY rank) FILTER (WHERE g > 0)
                AS ncubr_sum,
-           ev_from_fixed(sum(ev_to_fixed(pow(rbu_p, rank) * pow(gamma, c - 1)))
-               FILTER (WHERE g > 0)) AS ncuie_sum,
-           ev_from_fixed(sum(ev_to_fixed(g * pow(p, rank - 1)))) AS rbp_sum,
-           ev_from_fixed(sum(ev_to_fixed((dsat / rank) * (g / (gmax + 1.0))))) AS err,
-           ev_from_fixed(sum(ev_to_fixed(br * dsat * g / (gmax + 1.0)))) AS ebr,
-           ev_from_fixed(sum(ev_to_fixed(pow(rbu_p, rank) * dsat * g / (gmax + 1.0))))
+           sum(pow(rbu_p, rank) * pow(gamma, c - 1) ORDER BY rank)
+               FILTER (WHERE g > 0) AS ncuie_sum,
+           sum(g * pow(p, rank - 1) ORDER BY rank) AS rbp_sum,
+           sum((dsat / rank) * (g / (gmax + 1.0)) ORDER BY rank) AS err,
+           sum(br * dsat * g / (gmax + 1.0) ORDER BY rank) AS ebr,
+           sum(pow(rbu_p, rank) * dsat * g / (gmax + 1.0) ORDER BY rank)
                AS irbu,
-           ev_from_fixed(sum(ev_to_fixed(g / ntcir_dcglog(logb, rank)))) AS dcg,
-           ev_from_fixed(sum(ev_to_fixed(g / ln(rank + 1)))) AS msdcg
+           sum(g / ntcir_dcglog(logb, rank) ORDER BY rank) AS dcg,
+           sum(g / ln(rank + 1) ORDER BY rank) AS msdcg
     FROM ntcir_list(gains, beta)
     WHERE cutoff IS NULL OR rank <= cutoff
     GROUP BY run_id, topic
@@ -147,13 +148,13 @@ LEFT JOIN s ON s.run_id = b.run_id AND s.topic = b.topic;
 -- (dsat/r)*(g/(gmax+1)), dsat*(g/(gmax+1)), p^r*dsat*(g/(gmax+1)).
 CREATE OR REPLACE MACRO ntcir_ideal_sums(gains, p, rbu_p, logb, cutoff) AS TABLE
 SELECT topic,
-       ev_from_fixed(sum(ev_to_fixed(ig * pow(p, irank - 1)))) AS rbp_sum,
-       ev_from_fixed(sum(ev_to_fixed((idsat / irank) * (ig / (gmax + 1.0))))) AS err,
-       ev_from_fixed(sum(ev_to_fixed(idsat * (ig / (gmax + 1.0))))) AS ebr,
-       ev_from_fixed(sum(ev_to_fixed(pow(rbu_p, irank) * idsat * (ig / (gmax + 1.0)))))
+       sum(ig * pow(p, irank - 1) ORDER BY irank) AS rbp_sum,
+       sum((idsat / irank) * (ig / (gmax + 1.0)) ORDER BY irank) AS err,
+       sum(idsat * (ig / (gmax + 1.0)) ORDER BY irank) AS ebr,
+       sum(pow(rbu_p, irank) * idsat * (ig / (gmax + 1.0)) ORDER BY irank)
            AS irbu,
-       ev_from_fixed(sum(ev_to_fixed(ig / ntcir_dcglog(logb, irank)))) AS dcg,
-       ev_from_fixed(sum(ev_to_fixed(ig / ln(irank + 1)))) AS msdcg
+       sum(ig / ntcir_dcglog(logb, irank) ORDER BY irank) AS dcg,
+       sum(ig / ln(irank + 1) ORDER BY irank) AS msdcg
 FROM ntcir_ideal(gains)
 WHERE cutoff IS NULL OR irank <= cutoff
 GROUP BY topic;
@@ -176,7 +177,7 @@ agg AS (
            max(l.br) FILTER (WHERE l.rank = m.rp) AS br_rp,
            max(l.c) FILTER (WHERE l.rank = m.rp) AS c_rp,
            max(l.rel) FILTER (WHERE l.rank = m.r1) AS lvl_r1,
-           ev_from_fixed(sum(ev_to_fixed(l.br)) FILTER (WHERE l.g > 0 AND l.rank <= m.rp))
+           sum(l.br ORDER BY l.rank) FILTER (WHERE l.g > 0 AND l.rank <= m.rp)
                AS pplus_sum
     FROM l JOIN m ON m.run_id = l.run_id AND m.topic = l.topic
     WHERE m.r1 IS NOT NULL
