@@ -73,3 +73,14 @@ def test_bootstrap_intervals_and_other_options_match_rouge_155(rouge_dir, name, 
     assert run(options.split() + ["config.xml"], out) == 0
     assert out.getvalue() == expected
     assert "conf.int." in expected or "H_count" in expected
+
+
+def test_see_format_matches_rouge_155(monkeypatch):
+    """ROUGE's SEE (HTML) input format: tests/data/rouge155_see/README.md."""
+    folder = TEST_DATA / "rouge155_see"
+    monkeypatch.chdir(folder)
+    out = io.StringIO()
+    options = "-a -d -n 2 -2 4 -u -m -r 100"
+    assert run([*options.split(), "see.xml"], out) == 0
+    expected = (folder / "expected.txt").read_text()
+    assert out.getvalue() == expected and "ROUGE-SU4 Eval t02.B" in expected
