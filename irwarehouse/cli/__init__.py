@@ -9,13 +9,14 @@ from typing import Annotated
 import typer
 
 # the command groups register their commands, in the order `irw --help` lists them
-from . import analyst, compare, demo, eval, ingest, meta, online, texts  # noqa: F401
-from .common import DEBUG, app
+from . import analyst, check, compare, demo, eval, ingest, meta, online, texts  # noqa: F401
+from .common import DEBUG, add_wait_options, app
 
 # `irw --help` lists the commands in these groups
 PANELS = {
     "Evaluate": ("eval", "compare", "measures", "rouge", "nuggets", "interleave"),
-    "Warehouse": ("init", "demo", "ingest", "export", "sql", "schema", "report"),
+    "Warehouse": ("init", "demo", "ingest", "export", "sql", "schema", "report", "check",
+                  "compact"),
     "Meta-evaluation and online evaluation": ("meta", "online"),
 }
 _PANEL_OF = {name: panel for panel, names in PANELS.items() for name in names}
@@ -30,6 +31,9 @@ for _infos in (app.registered_commands, app.registered_groups):
     _infos.sort(key=lambda info: _ORDER.index(_name(info)))
     for _info in _infos:
         _info.rich_help_panel = _PANEL_OF[_name(_info)]
+
+
+add_wait_options(app)
 
 
 @app.callback()
