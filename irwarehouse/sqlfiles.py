@@ -59,6 +59,18 @@ def context_section(name: str) -> str:
     return sections(read_sql("context.sql"))[name]
 
 
+# The macros of the other evaluation domains, persistent in every warehouse beside the metric
+# macros and listed in measure_catalog too: their files in the order they are created.
+DOMAIN_FILES = {"online": ("sessions.sql", "clicks.sql", "user.sql"),
+                "texts": ("rouge.sql", "nuggets.sql", "iunits.sql")}
+
+
+def domain_files() -> list[tuple[str, Path]]:
+    """(domain, path) of every file of sql/online and sql/texts, in creation order."""
+    return [(domain, sql_dir() / domain / name) for domain, names in DOMAIN_FILES.items()
+            for name in names]
+
+
 def metric_files() -> list[Path]:
     """Every metric family file, building blocks (`_*.sql`) first."""
     files = sorted((sql_dir() / "metrics").glob("*.sql"))
@@ -227,6 +239,7 @@ def sql_digest() -> str:
     h = hashlib.sha256()
     package = Path(__file__).resolve().parent
     for path in [sql_dir() / "schema.sql", sql_dir() / "context.sql", *metric_files(),
+                 *(p for _, p in domain_files()),
                  package / "store" / "macros.py", package / "measures" / "catalog.py"]:
         h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     return h.hexdigest()

@@ -575,12 +575,14 @@ WHERE list_contains(run_ids, r.run_id);
 
 -- name: summary
 -- The `all` row of every measure of an `irw eval` (irwarehouse.engine.evaluate): irw_summarise
--- (sql/schema.sql) of the per-topic values in topic order, by the measure's summary kind.
-CREATE OR REPLACE TEMP TABLE ev_summary AS
+-- (sql/schema.sql) of the per-topic values in topic order, by the measure's summary kind. Run
+-- for the $measures of one group of options, while their context is built (-c counts the
+-- relevant documents of that context).
+INSERT INTO ev_summary
 SELECT s.run_id, s.measure,
        irw_summarise(any_value(m.summary), list(s.value ORDER BY s.topic),
                      CASE WHEN $complete
                           THEN (SELECT count(*) FROM ev_judgment WHERE rel > 0) END) AS value
 FROM ev_scores s JOIN ev_measures m ON m.measure = s.measure
-WHERE m.summary <> 'none'
+WHERE m.summary <> 'none' AND list_contains($measures, s.measure)
 GROUP BY s.run_id, s.measure;

@@ -153,11 +153,41 @@ def _ntcir_settings(gains: str | None, cutoffs: str | None, prefer: bool,
 
 
 @app.command()
-def measures():
-    """List the measures the SQL files define."""
+def measures(
+    name: Annotated[list[str] | None, typer.Argument(
+        help="Measure names to explain (any tool's spelling); none: list every measure.")]
+    = None,
+):
+    """List the measures the SQL files define, or say what a name means.
+
+    `irw measures ERR@20` prints the measure the name resolves to (canonical name, the tool
+    whose name it is, its parameters as bound), its definition and its source."""
     def body():
         from ..measures import registry
-        for mdef in registry().values():
-            params = ", ".join(f"{p.name} {p.type} = {p.default}" for p in mdef.params)
-            typer.echo(f"{mdef.name:<24} {mdef.family + '.sql':<24} {params}")
+        if not name:
+            for mdef in registry().values():
+                params = ", ".join(f"{p.name} {p.type} = {p.default}" for p in mdef.params)
+                typer.echo(f"{mdef.name:<24} {mdef.family + '.sql':<24} {params}")
+            return
+        for text in name:
+            typer.echo(_explain(text))
     _guard(body)
+
+
+def _explain(text: str) -> str:
+    """What `text` means: every request it stands for, with definition and source."""
+    from ..measures import parse_measures
+    lines = []
+    for req in parse_measures([text]):
+        mdef = req.mdef
+        bound = ", ".join(f"{p.name}={a}" for p, a in zip(mdef.params, req.args))
+        own = ", ".join(f"{k}={v}" for k, v in req.overrides)
+        lines += [f"{text} -> {req.name}: measure {mdef.name} ({mdef.dialect}; "
+                  f"sql/metrics/{mdef.family}.sql, macro {mdef.macro})",
+                  *([f"  parameters: {bound}"] if bound else []),
+                  *([f"  evaluated with: {own}"] if own else []),
+                  *(["  on the condensed list (unjudged documents dropped first)"]
+                    if req.condensed else []),
+                  f"  definition: {mdef.doc}",
+                  f"  source: {mdef.source}"]
+    return "\n".join(lines)

@@ -3,7 +3,7 @@ collect per-topic values and summaries. Every value is computed by the SQL in sq
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import duckdb
@@ -253,10 +253,12 @@ def evaluate(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: int,
     gcompute blocks of the requested D/DIN/IA measures (the .Dnev/.DINnev/.nevIA layouts)."""
     if not requests:
         raise MeasureError("no measures requested")
-    # M' (condensed) requests run after the others, on the context rebuilt as -J builds it.
-    groups = [(opts, [r for r in requests if not r.condensed]),
-              (replace(opts, judged_only=True), [r for r in requests if r.condensed])]
-    groups = [(o, reqs) for o, reqs in groups if reqs]
+    # Requests with options of their own (M' on the condensed list, ir_measures' rel= and
+    # judged_only=) run after the others, each group on the context its options build.
+    by_options: dict[EvalOptions, list[MeasureRequest]] = {opts: []}
+    for r in requests:
+        by_options.setdefault(r.eval_options(opts), []).append(r)
+    groups = [(o, reqs) for o, reqs in by_options.items() if reqs]
     total = sum(len(range(0, len(reqs), MACROS_PER_STATEMENT)) for _, reqs in groups) + 1
     report = progress or (lambda done, total: None)
     kernels = [r.mdef.kernel for r in requests]
@@ -267,9 +269,17 @@ def evaluate(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: int,
     install_macros(con, kernels)
     con.execute("CREATE OR REPLACE TEMP TABLE ev_scores (run_id INTEGER, topic VARCHAR, "
                 "measure VARCHAR, value DOUBLE, text VARCHAR)")
+    con.execute("CREATE OR REPLACE TEMP TABLE ev_measures (measure VARCHAR, summary VARCHAR, "
+                "ord INTEGER)")
+    con.executemany("INSERT INTO ev_measures VALUES (?, ?, ?)",
+                    [(r.name, r.mdef.summary, i) for i, r in enumerate(requests)])
+    con.execute("CREATE OR REPLACE TEMP TABLE ev_summary (run_id INTEGER, measure VARCHAR, "
+                "value DOUBLE)")
     done = 0
+    gcompute_rows = None
     for group_opts, group in groups:
-        names = [r.mdef.kernel for r in group] + (["ev_ntd_gcompute"] if blocks else [])
+        group_blocks = blocks and diversity.needed(group)
+        names = [r.mdef.kernel for r in group] + (["ev_ntd_gcompute"] if group_blocks else [])
         build_context(con, run_ids, qrels_id, group_opts, relations_read(names),
                       _alphas(group))
         if done == 0:
@@ -282,11 +292,11 @@ def evaluate(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: int,
             con.execute(f"INSERT INTO ev_scores {query}", values)
             done += 1
             report(done, total)
-    con.execute("CREATE OR REPLACE TEMP TABLE ev_measures (measure VARCHAR, summary VARCHAR, "
-                "ord INTEGER)")
-    con.executemany("INSERT INTO ev_measures VALUES (?, ?, ?)",
-                    [(r.name, r.mdef.summary, i) for i, r in enumerate(requests)])
-    con.execute(context_section("summary"), {"complete": opts.complete})
+        # the run values and gcompute blocks of this group, while its context stands
+        con.execute(context_section("summary"), {"complete": group_opts.complete,
+                                                 "measures": [r.name for r in group]})
+        if group_blocks and gcompute_rows is None:
+            gcompute_rows = diversity.gcompute_blocks(con, group)
     per_topic = Rows(con.sql("""
         SELECT s.run_id, r.name AS run, s.topic, s.measure, s.value, s.text, rt.in_run
         FROM ev_scores s
@@ -299,7 +309,6 @@ def evaluate(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: int,
         FROM ev_summary s JOIN run r ON r.run_id = s.run_id
         JOIN ev_measures m ON m.measure = s.measure
         ORDER BY s.run_id, m.ord"""))
-    gcompute_rows = diversity.gcompute_blocks(con, requests) if blocks else None
     run_topics = con.sql("""
         SELECT DISTINCT r.run_id, n.name AS run, r.topic
         FROM run_row r JOIN run n ON n.run_id = r.run_id
@@ -315,7 +324,7 @@ def macro_call(req: MeasureRequest, opts: EvalOptions) -> tuple[str, dict]:
     from ..store.macros import callable_params
     names = [n for n, _, _ in callable_params(req.mdef)]
     # a measure's own parameters win over the options of the same name (NTCIREVAL's `gains`)
-    values = {"campaign": None, **_option_values(opts),
+    values = {"campaign": None, **_option_values(req.eval_options(opts)),
               **dict(zip([p.name for p in req.mdef.params], (_bind(a) for a in req.args)))}
     args = ", ".join(f"{n} := ${n}" for n in names if n in values and n not in ("qrels", "run"))
     text = ", text" if req.mdef.kind == "text" else ", CAST(NULL AS VARCHAR) AS text"

@@ -75,8 +75,9 @@ def matrix_from_rows(rows, measure: str, missing: str = "error",
 
 
 def _meaning(name: str):
-    """What a measure name computes: (family, parameters, condensed list), or None for a name
-    the grammar does not know (online and text measures are stored by their own names)."""
+    """What a measure name computes: (family, parameters, condensed list, its own options), or
+    None for a name the grammar does not know (online and text measures are stored by their
+    own names)."""
     from ..errors import MeasureError
     from ..measures import parse_measures
     try:
@@ -85,7 +86,8 @@ def _meaning(name: str):
         return None
     if len(requests) != 1:
         return None
-    return requests[0].mdef.name, requests[0].args, requests[0].condensed
+    req = requests[0]
+    return req.mdef.name, req.args, req.condensed, req.overrides
 
 
 def stored_spellings(con, campaigns: list[str], measure: str) -> list[str]:

@@ -9,7 +9,8 @@ A header (`--` lines directly above `CREATE OR REPLACE MACRO m_<name>(params)`):
     -- measure: Q                         the canonical name (unique)
     -- dialect: ntcireval                 whose name it is: trec_eval, ndeval, ntcireval, irw
     -- ntcir: Q-measure = 105; Q@k = 301  NTCIREVAL's printed labels and print positions
-    -- aliases: ir_measures AP; ir_measures AP@k     other tools' names (@k: with a cutoff)
+    -- aliases: ir_measures AP; ir_measures AP@k     other tools' names (@k: with a cutoff);
+                                          `Name(key=value)`: see Alias
     -- sets: all_trec, official           named sets it belongs to
     -- order: 5                           trec_eval's print position
     -- params: gains MAP = {}; beta DOUBLE = 1.0; cutoff INTEGER = NULL
@@ -30,7 +31,7 @@ from ..errors import SqlAssetError
 from ..sqlfiles import macros_in, metric_files, parse_header, relations_read
 
 SUMMARIES = ("mean", "gmean", "sum", "num_rel", "none")
-DIALECTS = ("trec_eval", "ndeval", "irw", "ir_measures", "sakai2014", "ntcireval")
+DIALECTS = ("trec_eval", "ndeval", "irw", "ir_measures", "ranx", "sakai2014", "ntcireval")
 
 
 @dataclass(frozen=True)
@@ -48,9 +49,16 @@ class ParamDef:
 
 @dataclass(frozen=True)
 class Alias:
+    """Another tool's name for a measure. `presets` (`ir_measures RBP(graded=1)`) give the
+    alias's own defaults for the measure's parameters (the tool's defaults); `key=*` requires
+    the name to carry that key (`nDCG(gains=*)@k`: nDCG with gains is ndcg_cut_gains;
+    `NumRet(rel=*)`: NumRet with rel= is num_rel_ret); a key that is not a parameter, with a
+    value, selects this measure when the name carries it with that value (`nDCG(dcg=exp-log2)`
+    is ndcg_burges; the key is then consumed)."""
     dialect: str
     name: str
     cutoff: bool | None            # True: only with @k; None: with or without, as the measure
+    presets: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -107,16 +115,26 @@ def _params(spec: str, where: str) -> tuple[ParamDef, ...]:
     return tuple(out)
 
 
+_ALIAS_RE = re.compile(r"^([^\s(@]+)(?:\(([^)]*)\))?(@k)?$")
+
+
 def _aliases(spec: str, where: str) -> tuple[Alias, ...]:
     out = []
     for part in filter(None, (p.strip() for p in spec.split(";"))):
         dialect, _, name = part.partition(" ")
-        if dialect not in DIALECTS or not name:
-            raise SqlAssetError(f"{where}: bad alias {part!r} (dialect name[@k])")
+        m = _ALIAS_RE.match(name.strip())
+        if dialect not in DIALECTS or not m:
+            raise SqlAssetError(f"{where}: bad alias {part!r} (dialect name[(key=value)][@k])")
+        presets = []
+        for pair in filter(None, (x.strip() for x in (m.group(2) or "").split(","))):
+            key, sep, value = pair.partition("=")
+            if not sep:
+                raise SqlAssetError(f"{where}: bad alias preset {pair!r} (key=value)")
+            presets.append((key.strip(), value.strip()))
         # `name@k`: this name with a cutoff only; `name`: as the measure itself takes it, except
         # NTCIREVAL's, whose labels are written one way or the other (Q-measure, Q@k)
         plain = False if dialect == "ntcireval" else None
-        out.append(Alias(dialect, name.removesuffix("@k"), True if name.endswith("@k") else plain))
+        out.append(Alias(dialect, m.group(1), True if m.group(3) else plain, tuple(presets)))
     return tuple(out)
 
 
@@ -193,9 +211,28 @@ def registry() -> dict[str, MeasureDef]:
 
 @dataclass(frozen=True)
 class Spelling:
-    """One name a dialect gives a measure: `cutoff` when it is written with @k."""
+    """One name a dialect gives a measure: `cutoff` when it is written with @k; `presets` as
+    the alias gives them (Alias)."""
     mdef: MeasureDef
     cutoff: bool | None            # None: the canonical name, with or without @k
+    presets: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def selectors(self) -> dict[str, str]:
+        """Presets that are not parameters: the name must carry them with that value
+        (dcg=exp-log2)."""
+        params = set(self.mdef.param_names)
+        return {k: v for k, v in self.presets if k not in params and v != "*"}
+
+    @property
+    def required(self) -> set[str]:
+        """Keys the name must carry, whatever the value (`gains=*`, `rel=*`)."""
+        return {k for k, v in self.presets if v == "*"}
+
+    @property
+    def defaults(self) -> dict[str, str]:
+        """The alias's own defaults of parameters (the other tool's defaults)."""
+        return {k: v for k, v in self.presets if v != "*" and k in self.mdef.param_names}
 
 
 @lru_cache(maxsize=1)
@@ -209,9 +246,12 @@ def names() -> dict[tuple[str, str], list[Spelling]]:
             out.setdefault(("ntcireval", label.removesuffix("@k")), []).append(
                 Spelling(mdef, label.endswith("@k")))
         for alias in mdef.aliases:
-            out.setdefault((alias.dialect, alias.name), []).append(Spelling(mdef, alias.cutoff))
-    for spellings in out.values():      # the exact form first: AP@k (map_cut) before AP (map)
-        spellings.sort(key=lambda s: s.cutoff is None)
+            out.setdefault((alias.dialect, alias.name), []).append(
+                Spelling(mdef, alias.cutoff, alias.presets))
+    for spellings in out.values():
+        # the most specific first: selectors and required parameters (nDCG(dcg=exp-log2)@k
+        # before nDCG@k), then the exact form (AP@k, map_cut, before AP, map)
+        spellings.sort(key=lambda s: (-len(s.selectors) - len(s.required), s.cutoff is None))
     return out
 
 

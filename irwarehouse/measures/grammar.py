@@ -5,7 +5,7 @@
     set         = "all_trec" | "official" | "ntcireval" | "ntcireval-j" | "runid"
     term        = trec-term | call-term
     trec-term   = word "." trec-params                      trec_eval: P.5,10  ndcg.1=3,2=7
-                | word "_" number                           trec_eval's printed: P_10
+                | word "_" number { "," number }            trec_eval's printed: P_10, P_5,10
                 | word                                      map, P (its default cutoffs)
     trec-params = value { "," value }                       5,10   .10,.20   2,-1,0,0
                 | level "=" value { "," level "=" value }   1=3,2=7  (gain per level)
@@ -36,7 +36,7 @@ CONDENSED_SUFFIX = "'"
 NTCIR_PREFIX = "ntcir:"
 
 _TREC_DOTTED = re.compile(r"^(\w+)\.(.*)$")
-_TREC_PRINTED = re.compile(r"^(\w+?)_([0-9][0-9.]*)$")
+_TREC_PRINTED = re.compile(r"^(\w+?)_([0-9][0-9.]*(?:,[0-9][0-9.]*)*)$")
 _CALL = re.compile(r"^([A-Za-z][\w#+,\-]*?)(?:\((.*)\))?(?:@([^@()]+))?$")
 
 
@@ -83,7 +83,7 @@ def parse(text: str) -> Name:
         if not m.group(2):
             raise MeasureError(f"{text}: empty parameter list")
         return Name(text, m.group(1), "trec", dotted=m.group(2), **common)
-    if re.fullmatch(r"\w+", text):
+    if re.fullmatch(r"\w+", text) or _TREC_PRINTED.fullmatch(text):   # map; ndcg_cut_20,4
         return Name(text, text, "trec", **common)
     m = _CALL.match(text)
     if not m:
@@ -103,13 +103,38 @@ def printed_form(name: Name) -> Name | None:
                 condensed=name.condensed)
 
 
+def _split_top(args: str, sep: str) -> list[str]:
+    """`args` split at `sep` outside braces, brackets and quotes (ir_measures' Python-like
+    `gains={0:0,1:1},dcg='exp-log2'`)."""
+    parts, depth, quote, current = [], 0, None, []
+    for ch in args:
+        if quote:
+            quote = None if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "{[(":
+            depth += 1
+        elif ch in "}])":
+            depth -= 1
+        elif ch == sep and depth == 0:
+            parts.append("".join(current))
+            current = []
+            continue
+        current.append(ch)
+    parts.append("".join(current))
+    return parts
+
+
 def _kwargs(args: str, text: str) -> tuple[tuple[str, str], ...]:
     """`key=value` pairs separated by `,` (or `;`, when a value is itself a list: NTCIREVAL's
-    `gains=1:2;beta=0.5`)."""
+    `gains=1:2;beta=0.5`); a quoted value is unquoted (`dcg='exp-log2'`)."""
     out = []
-    for part in filter(None, (p.strip() for p in args.split(";" if ";" in args else ","))):
+    for part in filter(None, (p.strip() for p in _split_top(args, ";" if ";" in args else ","))):
         key, sep, value = part.partition("=")
         if not sep or not key.strip():
             raise MeasureError(f"{text}: expected name=value parameters")
-        out.append((key.strip(), value.strip()))
+        value = value.strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1]
+        out.append((key.strip(), value))
     return tuple(out)

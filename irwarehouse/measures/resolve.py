@@ -3,11 +3,14 @@ is looked up among the names the catalog gives each measure (irwarehouse.measure
 dialect by dialect, then its parameters are bound.
 
 Dialects are tried in this order: trec_eval (map, P.10), ndeval (alpha-nDCG@20), irw's own
-(TBG, U, bpref-10), ir_measures (AP, nDCG@10, RR), Sakai's names (nDCG-IA), NTCIREVAL (Q@10,
-nERR@10, P+). So a word two tools use means the first tool's: AP, RR, RBP and nDCG@k are
-ir_measures' (AP is trec_eval's map), and NTCIREVAL's with `ntcir:` in front or when
-NTCIREVAL's names are preferred (the .nev output, NtcirSettings.prefer). The first dialect that
-knows the stem decides: a form it does not take (`R` without @k) is an error, not a fall-through.
+(TBG, U, bpref-10), ir_measures (AP, nDCG@10, RR, ERR@20), ranx (ndcg_burges@10, hits@5),
+Sakai's names (nDCG-IA), NTCIREVAL (Q@10, nERR@10, P+). So a word two tools use means the first
+tool's: AP, RR, RBP, ERR@k and nDCG@k are ir_measures' (AP is trec_eval's map, ERR@k gdeval's),
+and NTCIREVAL's with `ntcir:` in front or when NTCIREVAL's names are preferred (the .nev output,
+NtcirSettings.prefer). A dialect that knows the word but not the form it is written in (`ERR`
+without @k for ir_measures) passes it on to the next; the form error is reported only when no
+dialect takes it. Within the call form, `rel=` and `judged_only=` are ir_measures' per-measure
+evaluation options (-l and -J for that measure only).
 
 Printed names: trec_eval's forms as trec_eval prints them (P_10, iprec_at_recall_0.10,
 ndcg_1=3,2=7); NTCIREVAL's labels when they are preferred (Q@0010); the diversity measures by
@@ -18,15 +21,17 @@ name as typed, a cutoff list spelled out (Q@k -> Q@10).
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..errors import MeasureError
 from .catalog import MeasureDef, Spelling, in_set, names, registry, set_names
 from .grammar import Name, parse, printed_form, split_list
 from .values import header_default, number, parse_cutoffs, parse_gains, short
 
-DIALECT_ORDER = ("trec_eval", "ndeval", "irw", "ir_measures", "sakai2014", "ntcireval")
-TREC_SETS = ("all_trec", "official")
+DIALECT_ORDER = ("trec_eval", "ndeval", "irw", "ir_measures", "ranx", "sakai2014", "ntcireval")
+TREC_SETS = ("all_trec", "official", "set")          # trec_eval's nicknames (measures.c)
+# ir_measures' per-measure parameters that are evaluation options: -l and -J for that measure
+OPTION_KWARGS = {"rel": ("threshold", "INTEGER"), "judged_only": ("judged_only", "BOOLEAN")}
 NTCIR_DEFAULT_CUTOFFS = (1000,)
 
 
@@ -48,6 +53,15 @@ class MeasureRequest:
     args: tuple
     name: str
     condensed: bool = False
+    overrides: tuple[tuple[str, object], ...] = ()    # EvalOptions fields for this measure
+
+    def eval_options(self, opts):
+        """The evaluation options this measure is computed with: the run's, with its own
+        overrides (ir_measures' rel=, judged_only=) and -J for a condensed M'."""
+        changed = dict(self.overrides)
+        if self.condensed:
+            changed["judged_only"] = True
+        return replace(opts, **changed) if changed else opts
 
     @property
     def cutoff(self):
@@ -128,18 +142,33 @@ def parse_measures(names_: list[str], *, version: int = 9,
                                                for t in split_list(raw)]
     from_sets: dict[str, MeasureRequest] = {}
     explicit: dict[str, MeasureRequest] = {}
+    overridden: set[str] = set()
     for text in texts:
         if text == "runid":
             continue
-        target = from_sets if text in TREC_SETS else explicit
-        for req in resolve(text, version, ntcir):
+        # a set, or a trec_eval family named bare (`-m P`: its default cutoffs), gives way to
+        # the same family written with trec_eval parameters (`-m P -m P.7` is P_7 only, as in
+        # trec_eval); other tools' names of the family (`AP(rel=2)`) do not replace it
+        bare = text in registry() and registry()[text].dialect == "trec_eval"
+        target = from_sets if text in TREC_SETS or bare else explicit
+        requests = resolve(text, version, ntcir)
+        for req in requests:
             target.setdefault(req.name, req)
-    overridden = {r.mdef.name for r in explicit.values()
-                  if r.name != r.mdef.name and not r.condensed}
+        if target is explicit and _trec_parameters(text):
+            overridden |= {r.mdef.name for r in requests if not r.condensed}
     out = {n: r for n, r in from_sets.items() if r.mdef.name not in overridden}
     for name, req in explicit.items():
         out.setdefault(name, req)
     return sorted(out.values(), key=lambda r: r.order_key)
+
+
+def _trec_parameters(text: str) -> bool:
+    """Whether a name gives a trec_eval family its parameters (`P.7`, `relstring.20`, `P_10`)."""
+    try:
+        name = parse(text)
+    except MeasureError:
+        return False
+    return name.form == "trec" and (name.dotted is not None or printed_form(name) is not None)
 
 
 def resolve(text: str, version: int = 9, ntcir: NtcirSettings | None = None, *,
@@ -173,17 +202,21 @@ def resolve(text: str, version: int = 9, ntcir: NtcirSettings | None = None, *,
         # NTCIREVAL's names first; a form it does not take falls through (R@100 is recall@100)
         found = _lookup(name, "ntcireval")
         if isinstance(found, Spelling):
-            return _bind(found.mdef, name, prefix, ntcir, alias=found.mdef.name != name.stem)
+            return _bind(found, name, prefix, ntcir)
+    mismatch = None
     for dialect in dialects:
         found = _lookup(name, dialect)
         if found is None:
             continue
         if isinstance(found, str):              # the dialect knows the stem, not this form
-            raise MeasureError(f"{text}: {name.stem} {found}")
-        return _bind(found.mdef, name, prefix, ntcir, alias=found.mdef.name != name.stem)
+            mismatch = mismatch or f"{text}: {name.stem} {found}"
+            continue
+        return _bind(found, name, prefix, ntcir)
     alt = printed_form(name)                    # trec_eval's printed names: P_10
     if alt is not None and ("trec_eval", alt.stem) in names() and "trec_eval" in dialects:
         return _bind_trec(names()[("trec_eval", alt.stem)][0].mdef, alt)
+    if mismatch:
+        raise MeasureError(mismatch)
     raise MeasureError(f"unknown measure {text!r}{_suggestion(name.stem)} "
                        "(see `irw measures`)")
 
@@ -194,10 +227,19 @@ def _lookup(name: Name, dialect: str) -> Spelling | str | None:
     spellings = names().get((dialect, name.stem))
     if spellings is None:
         return None
-    fitting = [s for s in spellings if s.cutoff is None or s.cutoff == name.has_cutoff]
+    # a canonical name (cutoff None) takes @k only when its measure has a cutoff parameter
+    fitting = [s for s in spellings if s.cutoff == name.has_cutoff or (
+        s.cutoff is None and (not name.has_cutoff or _cutoff_param(s.mdef) is not None))]
     if not fitting:
         return "takes no @cutoff" if name.has_cutoff else "needs an @cutoff"
-    return fitting[0]
+    given = dict(name.kwargs or ())
+    # the most specific spelling whose selectors and required parameters the name carries;
+    # a name that fits none (an unknown parameter) goes to the plainest, which reports it
+    for s in fitting:
+        if all(given.get(k) == v for k, v in s.selectors.items()) and s.required <= set(given):
+            return s
+    plain = [s for s in fitting if not s.selectors and not s.required]
+    return plain[0] if plain else fitting[-1]
 
 
 def _suggestion(stem: str) -> str:
@@ -208,14 +250,16 @@ def _suggestion(stem: str) -> str:
 # ---------------------------------------------------------------------------------- binding
 
 
-def _bind(mdef: MeasureDef, name: Name, prefix: str, ntcir: NtcirSettings, *,
-          alias: bool = False) -> list[MeasureRequest]:
+def _bind(spelling: Spelling, name: Name, prefix: str,
+          ntcir: NtcirSettings) -> list[MeasureRequest]:
+    mdef = spelling.mdef
+    alias = mdef.name != name.stem
     if mdef.dialect == "ntcireval" and mdef.ntcir:
         return _bind_ntcir(mdef, name, prefix, ntcir)
     if name.form == "trec" and (name.dotted is not None or name.printed is not None
                                 or (mdef.dialect == "trec_eval" and not alias)):
         return _bind_trec(mdef, name)
-    return _bind_call(mdef, name, prefix)
+    return _bind_call(mdef, name, prefix, spelling)
 
 
 def _bind_trec(mdef: MeasureDef, name: Name) -> list[MeasureRequest]:
@@ -275,20 +319,30 @@ def _value(mdef: MeasureDef, p, text: str, where: str):
 
 
 def _cutoff_param(mdef: MeasureDef):
-    """The parameter an `@k` sets: `cutoff`, else a first list-default parameter (ir_measures'
-    IPrec@0.1 is iprec_at_recall's recall level)."""
+    """The parameter an `@k` sets: `cutoff` (or trectools' `depth`), else a first list-default
+    parameter (ir_measures' IPrec@0.1 is iprec_at_recall's recall level)."""
     for p in mdef.params:
-        if p.name == "cutoff":
+        if p.name in ("cutoff", "depth"):
             return p
     if mdef.params and mdef.params[0].is_list_default:
         return mdef.params[0]
     return None
 
 
-def _bind_call(mdef: MeasureDef, name: Name, prefix: str) -> list[MeasureRequest]:
-    """`Name`, `Name(param=value,...)`, `Name@k`: ir_measures' names, irw's own (TBG, U) and
-    the diversity measures'; a list-default cutoff (ndeval's 5,10,20) is spelled out."""
+def _bind_call(mdef: MeasureDef, name: Name, prefix: str,
+               spelling: Spelling | None = None) -> list[MeasureRequest]:
+    """`Name`, `Name(param=value,...)`, `Name@k`: ir_measures' and ranx's names, irw's own
+    (TBG, U) and the diversity measures'; a list-default cutoff (ndeval's 5,10,20) is spelled
+    out. The alias's presets give its tool's defaults; `rel=` and `judged_only=` become this
+    measure's evaluation options."""
     kwargs = dict(name.kwargs or ())
+    for key in (spelling.selectors if spelling else {}):
+        kwargs.pop(key)
+    defaults = spelling.defaults if spelling else {}
+    overrides = []
+    for key, (option, sql_type) in OPTION_KWARGS.items():
+        if key in kwargs and key not in mdef.param_names:
+            overrides.append((option, _option_value(kwargs.pop(key), sql_type, name.text)))
     cut = _cutoff_param(mdef)
     allowed = {p.name for p in mdef.params} - ({cut.name} if cut else set())
     unknown = sorted(set(kwargs) - allowed)
@@ -305,11 +359,11 @@ def _bind_call(mdef: MeasureDef, name: Name, prefix: str) -> list[MeasureRequest
             raise MeasureError(f"{name.text}: {name.stem} needs an @cutoff")
         cutoffs = [number(t, cut.type, name.text) for t in cut.default.split(",")]
     elif cut is not None:
-        cutoffs = [header_default(cut)]
+        cutoffs = [_default(cut, defaults)]
     else:
         cutoffs = [None]
-    if cut is not None and cut.type == "INTEGER" and any(c is not None and c <= 0
-                                                         for c in cutoffs):
+    # a cutoff given must be positive; a default of 0 means the whole list (judged, hits, ...)
+    if cut is not None and cut.type == "INTEGER" and name.has_cutoff and cutoffs[0] <= 0:
         raise MeasureError(f"{name.text}: cutoffs must be positive")
     out = []
     for cutoff in cutoffs:
@@ -319,7 +373,7 @@ def _bind_call(mdef: MeasureDef, name: Name, prefix: str) -> list[MeasureRequest
                 args.append(cutoff)
                 continue
             value = _value(mdef, p, kwargs[p.name], name.text) if p.name in kwargs \
-                else header_default(p)
+                else _default(p, defaults)
             args.append(value)
             if value != header_default(p):
                 shown.append(f"{p.name}={short(value)}")
@@ -328,8 +382,24 @@ def _bind_call(mdef: MeasureDef, name: Name, prefix: str) -> list[MeasureRequest
                 (f"@{cutoff}" if cutoff is not None else "")
         else:
             printed = prefix + name.text
-        out.append(MeasureRequest(mdef, tuple(args), printed))
+        out.append(MeasureRequest(mdef, tuple(args), printed, overrides=tuple(overrides)))
     return out
+
+
+def _option_value(text: str, sql_type: str, where: str):
+    if sql_type == "BOOLEAN":
+        value = {"true": True, "false": False, "1": True, "0": False}.get(text.strip().lower())
+        if value is None:
+            raise MeasureError(f"{where}: expected True or False, got {text!r}")
+        return value
+    return number(text, sql_type, where, truncate=False)
+
+
+def _default(p, defaults: dict[str, str]):
+    """A parameter's default: the alias's (its tool's) when it gives one, else the header's."""
+    if p.name in defaults:
+        return header_default(p.__class__(p.name, p.type, defaults[p.name]))
+    return header_default(p)
 
 
 def _bind_ntcir(mdef: MeasureDef, name: Name, prefix: str,

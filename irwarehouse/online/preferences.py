@@ -1,6 +1,6 @@
 """Side-by-side preferences: per-pair counts with a binomial test (`irw online preferences`),
 and predictive power (`irw meta predictive-power`): how often a metric's per-topic difference
-agrees with people's preferences (Sanderson et al., SIGIR 2010; Sakai 2014 sec 5.3).
+agrees with people's preferences (Sanderson et al., SIGIR 2010; Sakai, PROMISE 2014, sec 5.3).
 
 Ties: a people's tie states no preference and is left out of the agreement count (reported as
 `people_ties`); a metric tie (equal values) on a stated preference is a failure to predict it,

@@ -15,6 +15,7 @@ import duckdb
 from ..errors import IrwError, StorageError, WarehouseError
 from ..sqlfiles import (
     context_section,
+    domain_files,
     files_for,
     install_order,
     macros_in,
@@ -93,6 +94,24 @@ def install_macros(con: duckdb.DuckDBPyConnection, kernels=None) -> None:
         _mark_installed(con, [p.stem for p in pending])
 
 
+def install_domain_macros(con: duckdb.DuckDBPyConnection, domain: str) -> None:
+    """The macros of sql/<domain>/ (online, texts) on a connection that lacks them (an
+    in-memory warehouse, or a read-only one older than this code: as TEMP macros there)."""
+    have = {n for (n,) in con.execute("SELECT function_name FROM duckdb_functions() "
+                                      "WHERE function_type = 'table_macro'").fetchall()}
+    paths = [p for d, p in domain_files() if d == domain]
+    if {m.name for p in paths for m in macros_in(p)} <= have:
+        return
+    temp = bool(con.execute("SELECT count(*) FROM ev_installed_family WHERE family = 'temp'")
+                .fetchone()[0]) if "ev_installed_family" in _temp_tables(con) else False
+    _create_macros(con, paths, temp=temp)
+
+
+def _temp_tables(con: duckdb.DuckDBPyConnection) -> set[str]:
+    return {n for (n,) in con.execute("SELECT table_name FROM duckdb_tables() "
+                                      "WHERE database_name = 'temp'").fetchall()}
+
+
 def _backfill(con: duckdb.DuckDBPyConnection) -> None:
     """What a warehouse made by an older version lacks: trec_eval 9 ranks of stored runs,
     their list lengths (run_list) and judged rows (judged_row), and the catalog measure of
@@ -149,7 +168,7 @@ def upgrade(con: duckdb.DuckDBPyConnection) -> None:
     catalog, and what older warehouses lack (_backfill); then record the SQL's digest. Done
     only when the recorded digest differs."""
     from ..measures import registry
-    from .macros import callable_sql, catalog_rows
+    from .macros import callable_sql, catalog_rows, domain_catalog_rows
     digest = sql_digest()
     con.execute("BEGIN TRANSACTION")
     try:
@@ -160,9 +179,11 @@ def upgrade(con: duckdb.DuckDBPyConnection) -> None:
         defs = list(registry().values())
         for mdef in defs:
             con.execute(callable_sql(mdef))
+        _create_macros(con, [p for _, p in domain_files()])
         con.execute("DELETE FROM measure_catalog")
-        con.executemany("INSERT INTO measure_catalog VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                        catalog_rows(defs))
+        con.executemany("INSERT INTO measure_catalog VALUES "
+                        "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        catalog_rows(defs) + domain_catalog_rows())
         _backfill(con)
         con.execute("INSERT OR REPLACE INTO irw_meta VALUES (?, ?)", [DIGEST_KEY, digest])
         con.execute("COMMIT")

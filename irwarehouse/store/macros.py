@@ -108,5 +108,35 @@ def catalog_rows(defs: list[MeasureDef]) -> list[tuple]:
                   for n, t, d in [("campaign", "VARCHAR", "(required)"),
                                   *callable_params(mdef)]]
         rows.append((mdef.name, mdef.macro, params, mdef.summary, mdef.kind, mdef.per_topic,
-                     mdef.doc, mdef.source, mdef.family, mdef.kernel, list(mdef.context)))
+                     mdef.doc, mdef.source, mdef.family, mdef.kernel, list(mdef.context),
+                     "ranked"))
+    return rows
+
+
+def domain_catalog_rows() -> list[tuple]:
+    """measure_catalog rows of the online and text measures (sql/online, sql/texts): their
+    macros read the warehouse's tables themselves (no evaluation context), so the macro is its
+    own kernel; parameters as the macro declares them, typed by the header where it says."""
+    from ..sqlfiles import domain_files, macros_in
+    rows = []
+    for domain, path in domain_files():
+        for mac in macros_in(path):
+            head = mac.header
+            if "measure" not in head:
+                continue
+            typed = {}
+            for part in filter(None, (x.strip() for x in head.get("params", "").split(";"))):
+                name, _, rest = part.partition(" ")
+                sql_type, _, default = rest.partition("=")
+                typed[name.strip()] = (sql_type.strip(), default.strip() or None)
+            params = []
+            for arg in mac.args:
+                name, _, default = (x.strip() for x in arg.partition(":="))
+                # campaign, run, qrels: names (VARCHAR), as for the ranked measures
+                sql_type, header_default = typed.get(name, ("VARCHAR", None))
+                params.append({"name": name, "type": sql_type or None,
+                               "default": header_default or default or "(required)"})
+            rows.append((head["measure"], mac.name, params, head.get("summary", "mean"),
+                         "number", True, head.get("doc", ""), head.get("source", ""),
+                         f"{domain}/{path.stem}", mac.name, [], domain))
     return rows

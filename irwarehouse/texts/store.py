@@ -17,7 +17,6 @@ import duckdb
 
 from ..errors import InputError, WarehouseError
 from ..formats.trec import tsv_lines
-from ..sqlfiles import sql_dir
 from ..store.ingest import campaign_id, check_name, replace_named, transaction
 from .porter import rouge_stem
 from .rougetext import (
@@ -29,15 +28,13 @@ from .rougetext import (
     smart_stopwords,
 )
 
-TEXT_SQL_FILES = ("rouge.sql", "nuggets.sql", "iunits.sql")
-
 
 def install_text_macros(con: duckdb.DuckDBPyConnection) -> None:
-    """Create the persistent macros of sql/texts/ (idempotent: CREATE OR REPLACE)."""
-    for name in TEXT_SQL_FILES:
-        path = sql_dir() / "texts" / name
-        if path.is_file():
-            con.execute(path.read_text(encoding="utf-8"))
+    """Make sure the macros of sql/texts/ exist: a warehouse file has them (its upgrade creates
+    them with the metric macros, irwarehouse.store.connection); an in-memory one gets them
+    here."""
+    from ..store.connection import install_domain_macros
+    install_domain_macros(con, "texts")
 
 
 # -- tokens ------------------------------------------------------------------------------------

@@ -1,10 +1,10 @@
--- Average precision and its relatives (Sakai 2014 eq 9-10; trec_eval m_map.c, m_map_cut.c,
+-- Average precision and its relatives (Sakai, PROMISE 2014, eq 9-10; trec_eval m_map.c, m_map_cut.c,
 -- m_gm_map.c, m_infap.c). C(r) = rel_so_far at a relevant document of rank r.
--- source: trec_eval m_map.c, m_map_cut.c, m_gm_map.c, m_infap.c, m_recip_rank.c, m_binG.c; Sakai 2014 eq 9-10
+-- source: trec_eval m_map.c, m_map_cut.c, m_gm_map.c, m_infap.c, m_recip_rank.c, m_binG.c; Sakai, PROMISE 2014, eq 9-10
 
 -- measure: map
 -- dialect: trec_eval
--- aliases: ir_measures AP
+-- aliases: ir_measures AP; ranx map
 -- sets: all_trec, official
 -- order: 5
 -- summary: mean
@@ -18,7 +18,7 @@ LEFT JOIN (SELECT run_id, topic, sum(rel_so_far / rank) AS s FROM ev_relevant
 
 -- measure: map_cut
 -- dialect: trec_eval
--- aliases: ir_measures AP@k
+-- aliases: ir_measures AP@k; ranx map@k
 -- sets: all_trec
 -- order: 25
 -- params: cutoff INTEGER = 5,10,15,20,30,100,200,500,1000

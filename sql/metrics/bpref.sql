@@ -1,7 +1,7 @@
--- Binary preference (Buckley & Voorhees 2004; Sakai 2014 eq 22-23; trec_eval m_bpref.c): each
+-- Binary preference (Buckley & Voorhees 2004; Sakai, PROMISE 2014, eq 22-23; trec_eval m_bpref.c): each
 -- relevant retrieved document scores 1 - min(n, R)/min(N, R), n = judged non-relevant documents
 -- above it, N = judged non-relevant documents of the topic; the sum is divided by R.
--- source: trec_eval m_bpref.c, m_gm_bpref.c; Buckley & Voorhees, SIGIR 2004; Sakai 2014 eq 22-23
+-- source: trec_eval m_bpref.c, m_gm_bpref.c; Buckley & Voorhees, SIGIR 2004; Sakai, PROMISE 2014, eq 22-23
 
 -- measure: bpref
 -- dialect: trec_eval

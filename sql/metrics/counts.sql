@@ -4,7 +4,7 @@
 -- measure: num_q
 -- dialect: trec_eval
 -- aliases: ir_measures NumQ
--- sets: all_trec, official
+-- sets: all_trec, official, set
 -- order: 1
 -- summary: sum
 -- per_topic: false
@@ -15,7 +15,7 @@ SELECT run_id, topic, 1.0 AS value FROM ev_base();
 -- measure: num_ret
 -- dialect: trec_eval
 -- aliases: ir_measures NumRet
--- sets: all_trec, official
+-- sets: all_trec, official, set
 -- order: 2
 -- summary: sum
 -- integer: true
@@ -26,7 +26,7 @@ SELECT run_id, topic, CAST(num_ret AS DOUBLE) AS value FROM ev_base();
 -- measure: num_rel
 -- dialect: trec_eval
 -- aliases: ir_measures NumRel
--- sets: all_trec, official
+-- sets: all_trec, official, set
 -- order: 3
 -- summary: num_rel
 -- integer: true
@@ -38,8 +38,8 @@ SELECT run_id, topic, CAST(num_rel AS DOUBLE) AS value FROM ev_base();
 
 -- measure: num_rel_ret
 -- dialect: trec_eval
--- aliases: ir_measures NumRelRet
--- sets: all_trec, official
+-- aliases: ir_measures NumRelRet; ir_measures NumRet(rel=*)
+-- sets: all_trec, official, set
 -- order: 4
 -- summary: sum
 -- integer: true

@@ -14,11 +14,11 @@
 --          one trailtext: F of a document is read when it is relevant to some intent;
 --   U-IA = sum_i Pr(i|q) U_i                                                          (eq 31)
 --          U_i on intent i's own trailtext: its user reads F of the documents relevant to i.
--- (With one trailtext for every intent, U-IA would equal D-U by linearity; Sakai 2014 says they
+-- (With one trailtext for every intent, U-IA would equal D-U by linearity; Sakai, PROMISE 2014 says they
 -- "behave similarly", which the per-intent trailtexts give.) Lengths in characters from the
 -- `doc` table (missing_length when absent); the list is ev_div_listed (every retrieved
 -- document, ranks as ev_div_ranked, -M and -J applied).
--- source: Sakai & Dou, SIGIR 2013; Sakai 2014 eq 30-31
+-- source: Sakai & Dou, SIGIR 2013; Sakai, PROMISE 2014, eq 30-31
 
 -- block: ev_ntd_u_docs
 -- The relevant (level >= 1) per-intent judgments of the retrieved documents, with the rank,
@@ -42,7 +42,7 @@ WHERE j.rel >= 1;
 -- params: snippet DOUBLE = 200; f DOUBLE = 0.2; l DOUBLE = 132000; norm DOUBLE = 1; max_level INTEGER = 0; missing_length DOUBLE = 0
 -- needs: div_listed
 -- summary: mean
--- doc: D-U (Sakai & Dou 2013; Sakai 2014 eq 30 in eq 19): U-measure with the global gain
+-- doc: D-U (Sakai & Dou 2013; Sakai, PROMISE 2014, eq 30 in eq 19): U-measure with the global gain
 --      sum_i Pr(i|q) (2^l_i - 1)/2^H, F of every document relevant to some intent read; H =
 --      max_level or the topic's highest level over all its intents.
 CREATE OR REPLACE MACRO m_ntd_d_u(snippet, f, l, norm, max_level, missing_length) AS TABLE
@@ -70,7 +70,7 @@ LEFT JOIN s ON s.run_id = b.run_id AND s.topic = b.topic;
 -- params: snippet DOUBLE = 200; f DOUBLE = 0.2; l DOUBLE = 132000; norm DOUBLE = 1; max_level INTEGER = 0; missing_length DOUBLE = 0
 -- needs: div_listed
 -- summary: mean
--- doc: U-IA (Sakai & Dou 2013; Sakai 2014 eq 31): sum_i Pr(i|q) U_i, U_i the U-measure of intent
+-- doc: U-IA (Sakai & Dou 2013; Sakai, PROMISE 2014, eq 31): sum_i Pr(i|q) U_i, U_i the U-measure of intent
 --      i's levels on its own trailtext (F of the documents relevant to i read), with gains
 --      (2^l_i - 1)/2^H, H = max_level or the topic's highest level over all its intents (not
 --      intent i's own highest level).

@@ -34,6 +34,7 @@ SELECT b.run_id, b.topic FROM ev_base() b
 WHERE b.topic IN (SELECT topic FROM ev_judgment WHERE rel > 0);
 
 -- measure: gdeval_ERR
+-- aliases: ir_measures ERR@k
 -- syntax: named
 -- positive: max_judgment
 -- params: cutoff INTEGER = 20; max_judgment INTEGER = 4

@@ -17,6 +17,7 @@ CREATE OR REPLACE MACRO ev_cutoff_ok(cutoff) AS
 ev_require(cutoff >= 0, 'cutoff must be >= 0 (0: the whole list)');
 
 -- measure: judged
+-- aliases: ir_measures Judged
 -- params: cutoff INTEGER = 0
 -- summary: mean
 -- doc: ir_measures' Judged@k: judged documents in the top k over min(k, documents retrieved)
@@ -34,6 +35,7 @@ LEFT JOIN (SELECT run_id, topic, count(*) AS judged FROM ev_ranked
 WHERE ev_cutoff_ok(cutoff);
 
 -- measure: recip_rank_cut
+-- aliases: ir_measures RR@k; ranx mrr@k; ranx mrr
 -- params: cutoff INTEGER = 0
 -- summary: mean
 -- doc: Reciprocal rank within the top k: 1/r1 when the first relevant document is at rank
@@ -48,6 +50,7 @@ LEFT JOIN (SELECT run_id, topic, min(rank) AS r1 FROM ev_ranked
 WHERE ev_cutoff_ok(cutoff);
 
 -- measure: accuracy
+-- aliases: ir_measures Accuracy
 -- params: cutoff INTEGER = 0
 -- summary: mean
 -- doc: ir_measures' Accuracy@k: the share of (relevant, non-relevant) pairs of the top k that
@@ -72,6 +75,7 @@ JOIN relevant x ON x.run_id = b.run_id AND x.topic = b.topic
 WHERE ev_cutoff_ok(cutoff);
 
 -- measure: compat
+-- aliases: ir_measures Compat
 -- syntax: named
 -- params: p DOUBLE = 0.95; normalize INTEGER = 1
 -- summary: mean

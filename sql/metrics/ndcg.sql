@@ -1,4 +1,4 @@
--- Discounted cumulative gain (Sakai 2014 eq 6; Jarvelin & Kekalainen 2002; trec_eval m_ndcg.c,
+-- Discounted cumulative gain (Sakai, PROMISE 2014, eq 6; Jarvelin & Kekalainen 2002; trec_eval m_ndcg.c,
 -- m_ndcg_cut.c): DCG@k = sum_{r<=k} g(r)/log2(r+1) over the evaluated list, divided by the same
 -- sum over the ideal list (judged documents by gain, descending, positive gains only).
 -- `gain_map` is a MAP(level -> gain); levels it does not list keep gain = level.
@@ -50,7 +50,7 @@ SELECT run_id, topic, value FROM ev_ndcg_at(gains, NULL);
 
 -- measure: ndcg_cut
 -- dialect: trec_eval
--- aliases: ir_measures nDCG@k
+-- aliases: ir_measures nDCG@k; ranx ndcg@k
 -- sets: all_trec
 -- order: 24
 -- params: cutoff INTEGER = 5,10,15,20,30,100,200,500,1000

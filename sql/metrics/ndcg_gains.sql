@@ -4,6 +4,7 @@
 -- source: ir_measures nDCG(gains=...)@k (pytrec_eval provider); trec_eval m_ndcg.c, m_ndcg_cut.c; Järvelin & Kekäläinen, ACM TOIS 2002
 
 -- measure: ndcg_cut_gains
+-- aliases: ir_measures nDCG(gains=*)@k
 -- syntax: named
 -- params: cutoff INTEGER = 10; gains MAP = {}
 -- summary: mean

@@ -3,7 +3,7 @@
 -- 2013, LNCS 8173 (2014), eq 22-23; ntcir_eval.c `eval_compute` computes all seven with -j.
 --
 -- The condensed list, whatever -J says. Every measure of this file is defined on the condensed
--- list (Sakai 2014: "r' denotes the rank of a document in a condensed list"; ntcir_eval's -j
+-- list (Sakai (PROMISE 2014): "r' denotes the rank of a document in a condensed list"; ntcir_eval's -j
 -- means "assume that system list is a condensed list, so output bpref"), so the list is
 -- condensed here: its judged documents (level >= 0) renumbered r' = 1..n in the list's order,
 -- which is what -J (ntcir_eval `label -j`) builds, so -J changes none of these values and the
@@ -28,7 +28,7 @@
 --        with them (its denominator R + N - cg*(R)/gmax is then 0 when every relevant document
 --        has the top gain, and it would be a bpref_N without N otherwise). bpref_R,
 --        bpref_relative, rpref_relative and rpref_relative2 are defined and kept.
--- source: NTCIREVAL ntcir_eval.c eval_compute (-j); Sakai, SIGIR 2007; Sakai 2014 eq 22-23
+-- source: NTCIREVAL ntcir_eval.c eval_compute (-j); Sakai, SIGIR 2007; Sakai, PROMISE 2014, eq 22-23
 
 -- block: ntcir_bpref_rows
 -- The relevant ranks of each condensed list with r' (rank), n(r') and penalty(r'): the judged
@@ -104,7 +104,7 @@ WHERE num_nonrel > 0;
 -- params: gains MAP = {}
 -- summary: mean
 -- doc: bpref_R = (1/R) sum_rel [1 - min(R, n(r'))/R], n(r') = r' - C(r'), on the condensed list
---      whatever -J (Sakai 2014 eq 22; Sakai SIGIR 2007; ntcir_eval -j). Undefined, so no row,
+--      whatever -J (Sakai, PROMISE 2014, eq 22; Sakai SIGIR 2007; ntcir_eval -j). Undefined, so no row,
 --      when R = 0: such a topic is left out of the run's mean (map counts it as 0).
 CREATE OR REPLACE MACRO m_ntcir_bpref_r(gains) AS TABLE
 SELECT run_id, topic, b_r / num_rel AS value FROM ntcir_bpref_sums(gains);
@@ -116,7 +116,7 @@ SELECT run_id, topic, b_r / num_rel AS value FROM ntcir_bpref_sums(gains);
 -- params: gains MAP = {}
 -- summary: mean
 -- doc: bpref_N = (1/R) sum_rel [1 - n(r')/N], n(r') = r' - C(r'), on the condensed list whatever
---      -J (Sakai 2014 eq 23; Sakai SIGIR 2007; ntcir_eval -j). Undefined, so no row, when R = 0
+--      -J (Sakai, PROMISE 2014, eq 23; Sakai SIGIR 2007; ntcir_eval -j). Undefined, so no row, when R = 0
 --      or N = 0: such a topic is left out of the run's mean.
 CREATE OR REPLACE MACRO m_ntcir_bpref_n(gains) AS TABLE
 SELECT run_id, topic, b_n / num_rel AS value FROM ntcir_bpref_sums(gains)

@@ -1,9 +1,9 @@
 -- NTCIREVAL's per-topic facts and the Q-measure family (Sakai), computed as ntcir_eval.c
 -- `eval_compute` does (NTCIREVAL, WASEDA-IREVAL build; docs/ntcireval_semantics.md), over the
 -- building blocks of _ntcir.sql. BR(r) = (beta cg(r) + C(r)) / (beta cg*(r) + r) is the
--- blended ratio (Sakai; Sakai 2014 eq 11). Topics with R = 0 have no value (ntcir_eval prints
+-- blended ratio (Sakai; Sakai, PROMISE 2014, eq 11). Topics with R = 0 have no value (ntcir_eval prints
 -- nothing for them). `gains` = MAP(level -> gain), ntcir_eval's `-g`.
--- source: NTCIREVAL ntcir_eval.c eval_compute; Sakai 2014 eq 9-16; Sakai, IPSJ TOD 2007
+-- source: NTCIREVAL ntcir_eval.c eval_compute; Sakai, PROMISE 2014, eq 9-16; Sakai, IPSJ TOD 2007
 
 -- measure: syslen
 -- ntcir: syslen = 0
@@ -51,7 +51,7 @@ SELECT run_id, topic, r1 AS value FROM ntcir_marks(gains, 1.0);
 -- sets: ntcireval, ntcireval-j, ntcir-facts
 -- params: gains MAP = {}
 -- integer: true
--- doc: `rp=`: the first rank holding the highest level present in the list (Sakai 2007 sec 3.3),
+-- doc: `rp=`: the first rank holding the highest level present in the list (Sakai, IPSJ TOD 2007, sec 3.3),
 --      over the whole evaluated list as ntcir_eval; 0 if nothing relevant is retrieved.
 CREATE OR REPLACE MACRO m_ntcir_rp(gains) AS TABLE
 SELECT run_id, topic, rp AS value FROM ntcir_marks(gains, 1.0);
@@ -72,7 +72,7 @@ FROM ntcir_marks(gains, 1.0);
 -- aliases: ntcireval O
 -- sets: ntcireval, ntcireval-j
 -- params: gains MAP = {}; beta DOUBLE = 1.0
--- doc: O-measure = BR(r1), 0 if r1 = 0 (Sakai, IPSJ TOD 2007 = Sakai 2007 sec 3.2;
+-- doc: O-measure = BR(r1), 0 if r1 = 0 (Sakai, IPSJ TOD 2007, sec 3.2;
 --      ntcir_eval.c eval_compute "O-measure").
 CREATE OR REPLACE MACRO m_ntcir_o(gains, beta) AS TABLE
 SELECT run_id, topic, coalesce(br_r1, 0.0) AS value FROM ntcir_marks(gains, beta);
@@ -83,7 +83,7 @@ SELECT run_id, topic, coalesce(br_r1, 0.0) AS value FROM ntcir_marks(gains, beta
 -- aliases: ntcireval P
 -- sets: ntcireval, ntcireval-j
 -- params: gains MAP = {}; beta DOUBLE = 1.0
--- doc: P-measure = BR(rp), 0 if rp = 0 (Sakai 2007 sec 3.3; ntcir_eval.c "P-measure").
+-- doc: P-measure = BR(rp), 0 if rp = 0 (Sakai, IPSJ TOD 2007, sec 3.3; ntcir_eval.c "P-measure").
 CREATE OR REPLACE MACRO m_ntcir_p(gains, beta) AS TABLE
 SELECT run_id, topic, coalesce(br_rp, 0.0) AS value FROM ntcir_marks(gains, beta);
 
@@ -93,7 +93,7 @@ SELECT run_id, topic, coalesce(br_rp, 0.0) AS value FROM ntcir_marks(gains, beta
 -- aliases: ntcireval P+; ntcireval Pplus
 -- sets: ntcireval, ntcireval-j
 -- params: gains MAP = {}; beta DOUBLE = 1.0
--- doc: P+ = (1/C(rp)) sum_{r <= rp, g(r) > 0} BR(r), 0 if rp = 0 (Sakai 2007 sec 3.3;
+-- doc: P+ = (1/C(rp)) sum_{r <= rp, g(r) > 0} BR(r), 0 if rp = 0 (Sakai, IPSJ TOD 2007, sec 3.3;
 --      ntcir_eval.c "P-plus").
 CREATE OR REPLACE MACRO m_ntcir_pplus(gains, beta) AS TABLE
 SELECT run_id, topic, CASE WHEN rp > 0 THEN pplus_sum / c_rp ELSE 0.0 END AS value
@@ -104,8 +104,8 @@ FROM ntcir_marks(gains, beta);
 -- dialect: ntcireval
 -- sets: ntcireval, ntcireval-j
 -- params: gains MAP = {}; cutoff INTEGER = NULL
--- doc: AP = (1/R) sum_{g(r) > 0} C(r)/r (Sakai 2014 eq 9; ntcir_eval.c "AP").
---      At a cutoff k (AP@k): AP@l = (1/min(l,R)) sum_{r <= l, g(r) > 0} C(r)/r (Sakai 2014 eq 10; ntcir_eval.c "AP@").
+-- doc: AP = (1/R) sum_{g(r) > 0} C(r)/r (Sakai, PROMISE 2014, eq 9; ntcir_eval.c "AP").
+--      At a cutoff k (AP@k): AP@l = (1/min(l,R)) sum_{r <= l, g(r) > 0} C(r)/r (Sakai, PROMISE 2014, eq 10; ntcir_eval.c "AP@").
 CREATE OR REPLACE MACRO m_ntcir_ap(gains, cutoff) AS TABLE
 SELECT run_id, topic, ap_sum / d AS value
 FROM ntcir_sums(gains, 1.0, 0.95, 0.95, 0.99, 2.0, cutoff);
@@ -116,9 +116,9 @@ FROM ntcir_sums(gains, 1.0, 0.95, 0.95, 0.99, 2.0, cutoff);
 -- dialect: ntcireval
 -- sets: ntcireval, ntcireval-j
 -- params: gains MAP = {}; beta DOUBLE = 1.0; cutoff INTEGER = NULL
--- doc: Q-measure = (1/R) sum_{g(r) > 0} BR(r); beta = 0 gives AP (Sakai; Sakai 2014 eq 11-12;
+-- doc: Q-measure = (1/R) sum_{g(r) > 0} BR(r); beta = 0 gives AP (Sakai; Sakai, PROMISE 2014, eq 11-12;
 --      ntcir_eval.c "Q-measure"). At a cutoff k (Q@k): Q@l = (1/min(l,R)) sum_{r <= l, g(r) > 0}
---      BR(r) (Sakai 2014 eq 12; ntcir_eval.c "Q@").
+--      BR(r) (Sakai, PROMISE 2014, eq 12; ntcir_eval.c "Q@").
 CREATE OR REPLACE MACRO m_ntcir_q(gains, beta, cutoff) AS TABLE
 SELECT run_id, topic, q_sum / d AS value
 FROM ntcir_sums(gains, beta, 0.95, 0.95, 0.99, 2.0, cutoff);
@@ -147,7 +147,7 @@ LEFT JOIN top t ON t.run_id = b.run_id AND t.topic = b.topic;
 -- dialect: ntcireval
 -- params: gains MAP = {}; penalties MAP = {1:4,2:3,3:2}
 -- doc: Weighted reciprocal rank WRR = 1/(r1 - 1/pen(L(r1))), 0 if r1 = 0; penalties per level,
---      default B(L1):4, A(L2):3, S(L3):2 (Sakai, IPSJ TOD 2007 = Sakai 2007 eq 4; not printed by
+--      default B(L1):4, A(L2):3, S(L3):2 (Sakai, IPSJ TOD 2007, eq 4; not printed by
 --      ntcir_eval).
 CREATE OR REPLACE MACRO m_ntcir_wrr(gains, penalties) AS TABLE
 SELECT run_id, topic,
@@ -160,7 +160,7 @@ FROM ntcir_marks(gains, 1.0);
 -- dialect: ntcireval
 -- params: gains MAP = {}; penalties MAP = {1:4,2:3,3:2}
 -- doc: Normalised WRR = (1 - 1/pen(M)) / (r1 - 1/pen(L(r1))), M = the topic's highest judged
---      level, 0 if r1 = 0 (Sakai 2007 eq 5; not printed by ntcir_eval).
+--      level, 0 if r1 = 0 (Sakai, IPSJ TOD 2007, eq 5; not printed by ntcir_eval).
 CREATE OR REPLACE MACRO m_ntcir_nwrr(gains, penalties) AS TABLE
 WITH hi AS (SELECT topic, max(rel) AS m FROM ev_judgment GROUP BY topic)
 SELECT k.run_id, k.topic,

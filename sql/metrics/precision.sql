@@ -1,7 +1,7 @@
--- Precision, recall and success at rank cutoffs (Sakai 2014 sec 2; Baeza-Yates & Ribeiro-Neto 2011; trec_eval m_P.c,
+-- Precision, recall and success at rank cutoffs (Sakai, PROMISE 2014, sec 2; Baeza-Yates & Ribeiro-Neto 2011; trec_eval m_P.c,
 -- m_recall.c, m_rel_P.c, m_success.c, m_Rprec.c, m_Rprec_mult.c).
 -- C(k) = number of relevant documents in the top k of the evaluated list.
--- source: trec_eval m_P.c, m_recall.c, m_relative_P.c, m_success.c, m_Rprec.c, m_Rprec_mult.c; Sakai 2014 sec 2
+-- source: trec_eval m_P.c, m_recall.c, m_relative_P.c, m_success.c, m_Rprec.c, m_Rprec_mult.c; Sakai, PROMISE 2014, sec 2
 
 -- block: ev_hits_at
 -- C(k) for every evaluated (run, topic), 0 when nothing relevant is in the top k.
@@ -14,7 +14,7 @@ LEFT JOIN (SELECT run_id, topic, count(*) AS hits FROM ev_ranked
 
 -- measure: P
 -- dialect: trec_eval
--- aliases: ir_measures P@k
+-- aliases: ir_measures P@k; ranx precision@k
 -- sets: all_trec, official
 -- order: 11
 -- params: cutoff INTEGER = 5,10,15,20,30,100,200,500,1000
@@ -25,7 +25,7 @@ SELECT run_id, topic, hits / cutoff AS value FROM ev_hits_at(cutoff);
 
 -- measure: recall
 -- dialect: trec_eval
--- aliases: ir_measures R@k
+-- aliases: ir_measures R@k; ranx recall@k
 -- sets: all_trec
 -- order: 13
 -- params: cutoff INTEGER = 5,10,15,20,30,100,200,500,1000
@@ -49,7 +49,7 @@ FROM ev_hits_at(cutoff);
 
 -- measure: success
 -- dialect: trec_eval
--- aliases: ir_measures Success@k
+-- aliases: ir_measures Success@k; ranx hit_rate@k
 -- sets: all_trec
 -- order: 27
 -- params: cutoff INTEGER = 1,5,10
@@ -60,6 +60,7 @@ SELECT run_id, topic, CASE WHEN hits > 0 THEN 1.0 ELSE 0.0 END AS value
 FROM ev_hits_at(cutoff);
 
 -- measure: Rprec
+-- aliases: ranx r-precision
 -- dialect: trec_eval
 -- sets: all_trec, official
 -- order: 7

@@ -44,6 +44,7 @@ CREATE OR REPLACE MACRO m_dcg_burges(cutoff) AS TABLE
 SELECT run_id, topic, dcg AS value FROM ev_ranx_dcg(cutoff, 1);
 
 -- measure: ndcg_burges
+-- aliases: ir_measures nDCG(dcg=exp-log2); ranx ndcg_burges@k
 -- params: cutoff INTEGER = 0
 -- summary: mean
 -- doc: dcg_burges@k over the same sum for the ideal list (the relevant documents by level,

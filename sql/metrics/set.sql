@@ -1,5 +1,5 @@
--- Measures of the retrieved set as a whole (Sakai 2014 eq 1-5; trec_eval m_set_*.c).
--- source: trec_eval m_set_P.c, m_set_recall.c, m_set_relative_P.c, m_set_map.c, m_set_F.c; Sakai 2014 eq 1-5
+-- Measures of the retrieved set as a whole (Sakai, PROMISE 2014, eq 1-5; trec_eval m_set_*.c).
+-- source: trec_eval m_set_P.c, m_set_recall.c, m_set_relative_P.c, m_set_map.c, m_set_F.c; Sakai, PROMISE 2014, eq 1-5
 
 -- block: ev_set_counts
 CREATE OR REPLACE MACRO ev_set_counts() AS TABLE
@@ -10,8 +10,8 @@ LEFT JOIN (SELECT run_id, topic, count(*) AS n FROM ev_ranked WHERE is_rel
 
 -- measure: set_P
 -- dialect: trec_eval
--- aliases: ir_measures SetP
--- sets: all_trec
+-- aliases: ir_measures SetP; ranx precision
+-- sets: all_trec, set
 -- order: 28
 -- summary: mean
 -- doc: Precision of the retrieved set: |rel ∩ ret| / |ret|.
@@ -22,7 +22,7 @@ FROM ev_set_counts();
 -- measure: set_recall
 -- dialect: trec_eval
 -- aliases: ir_measures SetR
--- sets: all_trec
+-- sets: all_trec, set
 -- order: 30
 -- summary: mean
 -- doc: Recall of the retrieved set: |rel ∩ ret| / R.
@@ -33,7 +33,7 @@ FROM ev_set_counts();
 -- measure: set_relative_P
 -- dialect: trec_eval
 -- aliases: ir_measures SetRelP
--- sets: all_trec
+-- sets: all_trec, set
 -- order: 29
 -- summary: mean
 -- doc: |rel ∩ ret| / min(|ret|, R).
@@ -46,7 +46,7 @@ FROM ev_set_counts();
 -- measure: set_map
 -- dialect: trec_eval
 -- aliases: ir_measures SetAP
--- sets: all_trec
+-- sets: all_trec, set
 -- order: 31
 -- summary: mean
 -- doc: set_P * set_recall, computed as trec_eval does: rel_ret^2 / (ret * R) (one division,
@@ -61,7 +61,7 @@ FROM ev_set_counts();
 -- measure: set_F
 -- dialect: trec_eval
 -- aliases: ir_measures SetF
--- sets: all_trec
+-- sets: all_trec, set
 -- order: 32
 -- params: beta DOUBLE = 1.0
 -- summary: mean

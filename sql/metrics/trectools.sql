@@ -74,6 +74,7 @@ LEFT JOIN (SELECT run_id, topic, sum(credit) AS s FROM credited GROUP BY run_id,
 WHERE ev_require((SELECT n FROM known) > 0, 'other_qrels: no qrels with id ' || other_qrels);
 
 -- measure: trectools_RBP
+-- aliases: ir_measures RBP(graded=1,depth=1000000000)
 -- syntax: named
 -- positive: depth
 -- params: p DOUBLE = 0.8; depth INTEGER = 1000; graded INTEGER = 0; ties INTEGER = 1

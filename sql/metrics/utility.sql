@@ -5,7 +5,7 @@
 
 -- measure: utility
 -- dialect: trec_eval
--- sets: all_trec
+-- sets: all_trec, set
 -- order: 17
 -- params: coefficients DOUBLE[] = [1.0,-1.0,0.0,0.0]
 -- summary: mean

@@ -140,3 +140,74 @@ def test_irw_compare_reads_every_spelling_alike(sample):
     out = {s: _invoke("compare", "-C", "s", "-m", s, "--seed", "3", "-f", "json", "-w",
                       str(sample)) for s in SPELLINGS}
     assert out["P.10"] == out["P_10"] == out["P@10"] and out["P.10"]
+
+
+# -- names that mean what their tool means (issue 20) -------------------------------------------
+@pytest.mark.parametrize(("text", "measure", "args"), [
+    ("ERR@20", "gdeval_ERR", (20, 4)),                     # ir_measures' ERR@k is gdeval's
+    ("ntcir:ERR@20", "ERR", ({}, 20)),                      # NTCIREVAL's, asked for as such
+    ("ERR", "ERR", ({}, None)),                             # no @k: not gdeval's, NTCIREVAL's
+    ("RBP", "trectools_RBP", (0.8, 10**9, 1, 1)),           # ir_measures: p = 0.8, graded
+    ("RBP(p=0.5)@10", "trectools_RBP", (0.5, 10, 1, 1)),
+    ("rbp.p=0.5", "rbp", (0.5,)),                           # trec_eval 10's rbp
+    ("Judged@10", "judged", (10,)),
+    ("Judged", "judged", (0,)),                             # 0: the whole list
+    ("RR@10", "recip_rank_cut", (10,)),
+    ("NumRet", "num_ret", ()),
+    ("NumRet(rel=1)", "num_rel_ret", ()),
+    ("nDCG(dcg='exp-log2')@10", "ndcg_burges", (10,)),
+    ("nDCG(gains={0:0,1:1,2:3})@10", "ndcg_cut_gains", (10, {0: 0.0, 1: 1.0, 2: 3.0})),
+    ("nDCG(gains={0:0,1:1,2:3})", "ndcg", ({0: 0.0, 1: 1.0, 2: 3.0},)),
+    ("ndcg@10", "ndcg_cut", (10,)),                         # ranx
+    ("map@100", "map_cut", (100,)),
+    ("mrr@10", "recip_rank_cut", (10,)),
+    ("hit_rate@3", "success", (3,)),
+    ("r-precision", "Rprec", ()),
+])
+def test_each_tool_s_name_means_what_the_tool_means(text, measure, args):
+    (req,) = parse_measures([text])
+    assert (req.mdef.name, req.args) == (measure, args)
+
+
+def test_trec_eval_nickname_set_and_printed_lists():
+    assert [r.name for r in parse_measures(["set"])] == [
+        "num_q", "num_ret", "num_rel", "num_rel_ret", "set_P", "set_recall", "set_map",
+        "set_F", "set_relative_P", "utility"] or {r.name for r in parse_measures(["set"])} == {
+        "num_q", "num_ret", "num_rel", "num_rel_ret", "set_P", "set_recall", "set_map",
+        "set_F", "set_relative_P", "utility"}
+    assert [r.name for r in parse_measures(["ndcg_cut_20,4"])] == ["ndcg_cut_4", "ndcg_cut_20"]
+    # a family named bare gives way to the same family with parameters, as in trec_eval
+    assert [r.name for r in parse_measures(["ndcg_cut", "ndcg_cut.1,4"])] == \
+        ["ndcg_cut_1", "ndcg_cut_4"]
+
+
+def test_per_measure_options_equal_the_global_ones():
+    """AP(rel=2) is map under -l 2, nDCG(judged_only=True)@10 is ndcg_cut_10 under -J, in one
+    evaluation beside measures computed with the run's options."""
+    from irwarehouse.api import evaluate_files
+    from irwarehouse.engine.evaluate import EvalOptions
+    qrels, run = DATA / "qrels.rel_level", [DATA / "runs" / "STANDARD.results.test"]
+
+    def values(measures, **opts):
+        result = evaluate_files(qrels, run, measures, options=EvalOptions(**opts))
+        return {r["measure"]: r["value"] for r in result.summary.to_pylist()}
+
+    mixed = values(["map", "AP(rel=2)", "nDCG(judged_only=True)@10", "ndcg_cut.10"])
+    assert mixed["AP(rel=2)"] == values(["map"], threshold=2)["map"] != mixed["map"]
+    assert mixed["nDCG(judged_only=True)@10"] == \
+        values(["ndcg_cut.10"], judged_only=True)["ndcg_cut_10"]
+    assert mixed["ndcg_cut_10"] == values(["ndcg_cut.10"])["ndcg_cut_10"]
+
+
+@pytest.mark.parametrize("text", ["P@1.5", "Judged@1.5", "RR@0", "AP(rel=1.5)",
+                                  "nDCG(judged_only=maybe)@10", "nDCG(foo=1)@10"])
+def test_non_integer_cutoffs_and_unknown_parameters_are_errors(text):
+    with pytest.raises(MeasureError):
+        parse_measures([text])
+
+
+def test_irw_measures_says_what_a_name_means():
+    out = _invoke("measures", "ERR@20", "ntcir:ERR@20")
+    gdeval, ntcir = out.split("ntcir:ERR@20 ->")
+    assert "gdeval_ERR" in gdeval and "gdeval.pl" in gdeval
+    assert "measure ERR (ntcireval" in ntcir and "NTCIREVAL" in ntcir

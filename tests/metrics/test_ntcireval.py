@@ -493,10 +493,12 @@ def test_ntcireval_names_resolve():
 
 
 def test_trec_eval_and_ir_measures_names_unchanged():
-    reqs = parse_measures(["map", "P.10", "nDCG@10", "RBP", "AP", "RR", "P@5", "ndcg_cut.10"])
+    reqs = parse_measures(["map", "P.10", "nDCG@10", "RBP", "AP", "RR", "P@5", "ndcg_cut.10",
+                           "ERR@20"])
+    # RBP and ERR@k are ir_measures' (issue 20): trectools' RBP with p = 0.8, gdeval's ERR
     assert {r.name: r.mdef.name for r in reqs} == {
-        "map": "map", "P_10": "P", "nDCG@10": "ndcg_cut", "RBP": "rbp", "AP": "map",
-        "RR": "recip_rank", "P@5": "P", "ndcg_cut_10": "ndcg_cut"}
+        "map": "map", "P_10": "P", "nDCG@10": "ndcg_cut", "RBP": "trectools_RBP", "AP": "map",
+        "RR": "recip_rank", "P@5": "P", "ndcg_cut_10": "ndcg_cut", "ERR@20": "gdeval_ERR"}
     # preferred (the .nev output): NTCIREVAL's meaning of the shared names
     pref = parse_measures(["nDCG@10", "RBP", "AP", "RR", "P@5"],
                           ntcir=NtcirSettings(prefer=True))

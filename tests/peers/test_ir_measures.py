@@ -160,3 +160,33 @@ def test_every_ir_measures_name_is_mapped():
     names = {parse(c["measure"])[0] for c in CASES["cases"]}
     assert names <= set(MAPPING), names - set(MAPPING)
     assert len(CASES["cases"]) >= 300
+
+
+def _named(case: dict) -> bool:
+    """Cases whose measure an ir_measures user names without choosing a provider: the name
+    alone must mean the same (not a C/W/L statistic, not nDCG through gdeval, not SetP@k)."""
+    name = parse(case["measure"])[0]
+    return (case["provider"] != "cwl_eval" and not case["measure"].endswith("]")
+            and not (name == "nDCG" and case["provider"] == "gdeval")
+            and "depth" not in dict(to_irw(case).options))
+
+
+NAMED = sorted({c["measure"]: c for c in CASES["cases"] if _named(c)}.values(),
+               key=lambda c: c["measure"])
+
+
+@pytest.mark.parametrize("case", NAMED, ids=lambda c: c["measure"])
+def test_the_name_an_ir_measures_user_types_means_the_same(case):
+    """`-m ERR@20`, `-m RBP`, `-m AP(rel=2)`, `-m nDCG(dcg='exp-log2')@10`, ... resolve through
+    irw's grammar to the measure, parameters and per-measure options of the table above."""
+    from irwarehouse.measures import parse_measures
+    expected = to_irw(case)
+    (req,) = parse_measures([case["measure"]])
+    want = expected.request()
+    assert (req.mdef.name, req.args) == (want.mdef.name, want.args), case["measure"]
+    options = {k: v for k, v in expected.options if k in ("threshold", "judged_only")}
+    assert dict(req.overrides) == options, case["measure"]
+
+
+def test_most_cases_are_checked_by_name():
+    assert len(NAMED) >= 60

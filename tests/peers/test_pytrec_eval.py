@@ -3,7 +3,7 @@ tests/pytrec_eval_tests.py) evaluated by irw. pytrec_eval is trec_eval 9 in Pyth
 are trec_eval's, which are irw's canonical names: the table below only splits a printed name
 (P_5, iprec_at_recall_0.10, ndcg_cut.3) into the measure and its parameter. Every value case
 agrees. The `names` cases (which measures a -m list such as `set` or `P` stands for) belong to
-the name grammar; those it does not resolve yet are marked xfail(strict) with the reason."""
+the name grammar (`set`, `-m P` at its default cutoffs, `ndcg_cut_20,4` all resolve)."""
 
 from __future__ import annotations
 
@@ -32,12 +32,7 @@ PLAIN = {"num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
          "ndcg_rel", "Rndcg", "set_P", "set_relative_P", "set_recall", "set_map", "set_F",
          "num_nonrel_judged_ret"}
 # -m lists that irw's name grammar does not resolve yet (issue 20's name part)
-GRAMMAR_PENDING = {
-    ("set",): "the nickname `set` (trec_eval's measures.c)",
-    ("official", "set", "ndcg"): "the nickname `set` (trec_eval's measures.c)",
-    ("ndcg_cut", "ndcg_cut.1,4", "ndcg_cut_20,4", "ndcg_cut_15", "recall.1000", "P"):
-        "`-m P` as P at its default cutoffs, and `ndcg_cut_20,4`",
-}
+GRAMMAR_PENDING: dict[tuple, str] = {}    # every -m list resolves (issue 20: set, P, ndcg_cut_20,4)
 
 
 def to_irw(measure: str, options: dict) -> Irw:

@@ -73,3 +73,21 @@ def test_every_ranx_name_is_mapped():
     names = {re.split(r"[@.]", c["measure"])[0] for c in CASES["cases"]}
     assert names <= set(MAPPING) | {RBP}
     assert len(CASES["cases"]) >= 50
+
+
+# ranx's `recall` without @k (set recall) is trec_eval's word for recall at trec_eval's default
+# cutoffs: trec_eval's meaning wins (the first tool whose grammar has the word); ranx users get
+# set recall as SetR (ir_measures' name)
+TREC_EVAL_WORDS = {"recall"}
+
+
+@pytest.mark.parametrize("measure", sorted({c["measure"] for c in CASES["cases"]
+                                            if not c["measure"].startswith("rbp")
+                                            and c["measure"] not in TREC_EVAL_WORDS}))
+def test_the_name_a_ranx_user_types_means_the_same(measure):
+    """ranx's names (`ndcg_burges@10`, `hit_rate@5`, `mrr@10`, `precision@3`, ...) resolve
+    through irw's grammar to the measures of the table above."""
+    from irwarehouse.measures import parse_measures
+    want = to_irw(measure).request()
+    (req,) = parse_measures([measure])
+    assert (req.mdef.name, req.args) == (want.mdef.name, want.args)

@@ -122,8 +122,8 @@ def _same(a, b) -> bool:
 
 def _catalog(path: Path) -> list[tuple[str, str]]:
     with duckdb.connect(str(path), read_only=True) as con:
-        return con.execute("SELECT measure, macro FROM measure_catalog ORDER BY measure"
-                           ).fetchall()
+        return con.execute("SELECT measure, macro FROM measure_catalog WHERE domain = 'ranked' "
+                           "ORDER BY measure").fetchall()
 
 
 def _walk(path: Path, opts: EvalOptions, measures=None) -> list[str]:
@@ -149,19 +149,24 @@ def _walk(path: Path, opts: EvalOptions, measures=None) -> list[str]:
 
 def test_the_catalog_lists_every_measure_with_its_macro(warehouse):
     with duckdb.connect(str(warehouse), read_only=True) as con:
-        rows = con.execute("SELECT measure, macro, summary, doc, source, parameters "
+        rows = con.execute("SELECT measure, macro, summary, doc, source, parameters, domain "
                            "FROM measure_catalog").fetchall()
         macros = {n for (n,) in con.execute(
             "SELECT function_name FROM duckdb_functions() WHERE function_type = 'table_macro' "
             "AND NOT internal").fetchall()}
         builtins = {n.lower() for (n,) in con.execute(
             "SELECT function_name FROM duckdb_functions() WHERE internal").fetchall()}
-    assert {r[0] for r in rows} == set(registry())
+    # one catalog: the ranked measures of sql/metrics, and the online and text measures
+    assert {r[0] for r in rows if r[6] == "ranked"} == set(registry())
+    from irwarehouse.online.measures import catalog as online_catalog
+    assert {r[0] for r in rows if r[6] == "online"} == \
+        {m.name for m in online_catalog().values()}
+    assert {r[0] for r in rows if r[6] == "texts"} >= {"ROUGE", "nuggetF", "POURPRE", "S#", "M"}
     by_measure = {r[0]: r for r in rows}
     assert by_measure["gm_map"][2] == "gmean" and by_measure["num_ret"][2] == "sum"
     assert by_measure["ndcg_cut"][5][3] == {"name": "cutoff", "type": "INTEGER",
                                             "default": "NULL"}
-    for measure, macro, _, doc, source, _ in rows:
+    for measure, macro, _, doc, source, _, _ in rows:
         assert macro in macros, measure
         assert macro.lower() not in builtins, macro
         assert doc and source, measure
@@ -334,8 +339,8 @@ def test_an_older_warehouse_is_upgraded_on_its_first_read_write_open(tmp_path):
         engine = wh.evaluate(["gm_map"], campaign="sample", qrels="graded").summary.to_pylist()
     assert _digest(path) == before
     with Warehouse(path) as wh:
-        assert wh.con.execute("SELECT count(*) FROM measure_catalog").fetchone()[0] == \
-            len(registry())
+        assert wh.con.execute("SELECT count(*) FROM measure_catalog WHERE domain = 'ranked'"
+                              ).fetchone()[0] == len(registry())
         assert wh.con.execute("SELECT count(*) FROM judged_pair").fetchone() == (4,)
         assert wh.con.execute("SELECT count(*) FROM run_row WHERE score_rank IS NULL"
                               ).fetchone() == (0,)
@@ -390,8 +395,11 @@ def test_irw_schema_lists_the_metric_macros_with_their_docs():
 
     from irwarehouse.cli import app
     out = CliRunner().invoke(app, ["schema"]).output
+    from irwarehouse.store.macros import domain_catalog_rows
     heads = [line for line in out.splitlines() if line.startswith("metric macro ")]
-    assert len(heads) == len(registry())
+    # every measure of the one catalog: sql/metrics, and the online and text measures
+    assert len(heads) == len(registry()) + len(domain_catalog_rows())
+    assert any(line.startswith("metric macro irw_sdcg ") for line in heads)
     assert any(line.startswith("metric macro irw_gm_map  -- gm_map: Geometric mean")
                for line in heads)
     full = CliRunner().invoke(app, ["schema", "irw_ndcg_cut"]).output
