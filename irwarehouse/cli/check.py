@@ -17,14 +17,15 @@ def check_cmd(warehouse: WarehouseOpt = None):
     Exit code 0 when all is well, 3 when something is damaged."""
     def body():
         from ..errors import StorageError, WarehouseError
-        from ..store.connection import opened
+        from pathlib import Path
+
+        from ..store.connection import opened, recorded_digest
         from ..store.integrity import check_warehouse
         path = _warehouse_path(warehouse)
-        from pathlib import Path
         if not Path(path).exists():
             raise WarehouseError(f"no warehouse at {path}")
         with opened(path, read_only=True, create=False) as con:
-            report = check_warehouse(con, path)
+            report = check_warehouse(con, path, recorded_digest(con))
         typer.echo(f"irw check {path}")
         typer.echo(report.text(), nl=False)
         if report.problems:

@@ -87,7 +87,7 @@ def _fail(exc: BaseException) -> None:
         raise typer.Exit(141)
     code, message = describe(exc)
     if code == EXIT_STORAGE and not isinstance(exc, IrwError):
-        message += f"; {interrupts.summary()}"     # disk full, I/O error: what was kept
+        message += f"; {interrupts.summary('the error')}"    # disk full, I/O: what was kept
     typer.echo(f"irw: error: {message}", err=True)
     raise typer.Exit(code)
 

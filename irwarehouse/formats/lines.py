@@ -40,6 +40,19 @@ def split_fields(text: str) -> list[str]:
     return _SPLIT.split(stripped) if stripped else []
 
 
+_TAB_SEPARATED_REFUSED = re.compile("[\x0b\x0c]")
+
+
+def tab_fields(path, lineno: int, text: str) -> list[str]:
+    """The tab-separated fields of a line (texts, nuggets, session logs): vertical tab and form
+    feed, separators elsewhere, would stay inside a field there, so they are refused."""
+    m = _TAB_SEPARATED_REFUSED.search(text)
+    if m:
+        raise InputError(path, lineno, f"control character U+{ord(m.group(0)):04X} in the line "
+                         "(fields of this file are separated by tabs)")
+    return text.split("\t")
+
+
 def character_problem(text: str) -> str | None:
     """Why a line's text is refused for its characters, or None."""
     m = _REFUSED.search(text)

@@ -30,6 +30,7 @@ from .lines import (
     raw_lines,
     scan_mapped,
     split_fields,
+    tab_fields,
 )
 from .numbers import INT_PATTERN, NUM_PATTERN, number_problem
 
@@ -183,7 +184,7 @@ def tsv_lines(path: Path):
     start with `#` skipped (texts, nuggets)."""
     for lineno, text in text_lines(path):
         if text.strip(SEPARATORS) and not text.startswith("#"):
-            yield lineno, text.split("\t")
+            yield lineno, tab_fields(path, lineno, text)
 
 
 def _unreadable(path: Path, exc: BaseException) -> InputError:
@@ -434,8 +435,8 @@ def stage_run(con: duckdb.DuckDBPyConnection, path: Path, *, keep_first: bool = 
         raise locate_error(path, fmt) from None
     except (duckdb.IOException, OSError, EOFError, zlib.error) as exc:   # a broken gzip stream
         raise _unreadable(path, exc) from None
-    if bad:
-        raise locate_error(path, fmt, duplicates=False)
+    if bad:                         # the first problem in file order, a duplicate included
+        raise locate_error(path, fmt, duplicates=not keep_first)
     if n == 0:
         raise InputError(path, None, "no run lines (empty file)")
     dup = _has_duplicate_keys(con, "stage_run", "topic, doc", hashed)
@@ -563,8 +564,8 @@ def stage_qrels(con: duckdb.DuckDBPyConnection, path: Path, *, fmt_name: str = "
         raise locate_error(path, fmt) from None
     except duckdb.IOException as exc:             # a corrupt or truncated gzip stream
         raise _unreadable(path, exc) from None
-    if bad:
-        raise locate_error(path, fmt, duplicates=False)
+    if bad:                         # the first problem in file order, a duplicate included
+        raise locate_error(path, fmt)
     n = con.execute("SELECT count(*) FROM stage_qrels").fetchone()[0]
     if n == 0:
         raise InputError(path, None, "no judgments (empty file)")

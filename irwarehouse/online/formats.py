@@ -16,7 +16,7 @@ import pyarrow as pa
 
 from ..errors import InputError
 from ..failures import shown
-from ..formats.lines import SEPARATORS
+from ..formats.lines import SEPARATORS, tab_fields
 from ..formats.numbers import number_problem
 from ..formats.trec import field_lines, text_lines
 
@@ -111,7 +111,7 @@ def read_sessions(path) -> tuple[pa.Table, dict[str, bool]]:
         if names is None:
             names = _header(path, lineno, text)
             continue
-        fields = text.split("\t")
+        fields = tab_fields(path, lineno, text)
         if len(fields) != len(names):
             raise InputError(path, lineno, f"expected {len(names)} tab-separated fields (as the "
                              f"header), found {len(fields)}")

@@ -13,6 +13,7 @@ from pathlib import Path
 import duckdb
 
 from ..errors import IrwError, StorageError, WarehouseError
+from ..failures import COMPACT_HINT
 from ..sqlfiles import (
     context_section,
     domain_files,
@@ -227,6 +228,18 @@ def connect(path: str | os.PathLike | None = None, *, read_only: bool = False,
         raise WarehouseError(f"{p} is a folder, not a warehouse file")
     con = open_waiting(p, read_only=read_only, wait=wait)
     interrupts.track(con)
+    try:
+        _prepare(con, p, read_only=read_only, macros=macros)
+    except BaseException:
+        con.close()                 # a failed open holds no lock on the file
+        raise
+    return con
+
+
+def _prepare(con: duckdb.DuckDBPyConnection, p: Path, *, read_only: bool,
+             macros: bool) -> None:
+    """Bring a file up to date on a read-write open, or give an older file read-only TEMP
+    copies of the macros; then the session's context shapes."""
     if recorded_digest(con) != sql_digest():
         if not read_only:
             upgrade(con)
@@ -237,26 +250,33 @@ def connect(path: str | os.PathLike | None = None, *, read_only: bool = False,
             _temp_schema(con)
             _mark_installed(con, ["temp"])
             install_macros(con, None if macros else [])
-            return con
+            return
     con.execute(context_section("shapes"))
     _mark_installed(con, ["context", *(path.stem for path in metric_files())])
-    return con
 
 
 def close(con: duckdb.DuckDBPyConnection, *, checkpoint: bool = True) -> None:
     """Close a connection, checkpointing a read-write one first so that a failed checkpoint is
     reported (DuckDB's close would swallow it and leave the write-ahead log behind). The
     committed changes are safe in the log either way: DuckDB applies it at the next open."""
+    path = _database_path(con)
     try:
-        if checkpoint and not _read_only(con) and _database_path(con) != "memory":
+        if checkpoint and path != "memory" and not _read_only(con):
             con.execute("CHECKPOINT")
     except duckdb.Error as exc:
-        path = _database_path(con)
         con.close()
         raise StorageError(f"the changes are committed but writing them into {path} failed: "
-                           f"{str(exc).splitlines()[0]}; they are kept in {path}.wal and "
-                           "applied when the warehouse is next opened") from None
+                           f"{_first_line(exc)}; they are kept in {path}.wal and applied "
+                           f"when the warehouse is next opened ({COMPACT_HINT} once space is "
+                           "free)") from None
     con.close()
+
+
+def _first_line(exc: BaseException) -> str:
+    """DuckDB's message without its "FATAL Error: Failed to create checkpoint because of
+    error:" wrapping."""
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return text.rsplit("because of error: ", 1)[-1]
 
 
 @contextmanager

@@ -91,12 +91,14 @@ class CheckReport:
         return "".join(f"{status:<7} {text}\n" for status, text in self.lines)
 
 
-def check_warehouse(con: duckdb.DuckDBPyConnection, path: str) -> CheckReport:
-    """Verify an open warehouse: its schema, every table read in full (DuckDB verifies each
+def check_warehouse(con: duckdb.DuckDBPyConnection, path: str,
+                    recorded: str | None) -> CheckReport:
+    """Verify an open warehouse whose recorded SQL digest is `recorded`: its schema, every
+    table read in full (DuckDB verifies each
     block's checksum as it reads it), every run's and qrels' row count and digest, and the
     derived rows (run_list, judged_row) against the rows they are made from."""
     report = CheckReport(path)
-    _check_schema(con, report)
+    _check_schema(con, recorded, report)
     if not _read_everything(con, report):
         return report
     for kind in _ROWS:
@@ -105,11 +107,9 @@ def check_warehouse(con: duckdb.DuckDBPyConnection, path: str) -> CheckReport:
     return report
 
 
-def _check_schema(con, report: CheckReport) -> None:
+def _check_schema(con, recorded: str | None, report: CheckReport) -> None:
     from ..sqlfiles import sql_digest
-    from .connection import recorded_digest
-    recorded = recorded_digest(con)
-    missing = _missing_columns(con)
+    missing = _missing_columns(con) if recorded == sql_digest() else []
     if missing:
         report.fail(f"schema: missing {', '.join(missing[:5])}"
                     + (f" and {len(missing) - 5} more" if len(missing) > 5 else ""))
@@ -121,12 +121,8 @@ def _check_schema(con, report: CheckReport) -> None:
 
 
 def _missing_columns(con) -> list[str]:
-    """Tables and columns of this version's schema the file lacks (besides those an upgrade
-    adds to an older file, which _check_schema reports as a version note)."""
-    from ..sqlfiles import sql_digest
-    from .connection import recorded_digest
-    if recorded_digest(con) != sql_digest():
-        return []
+    """Tables and columns of this version's schema that a file claiming this version lacks (an
+    older file's are a version note: _check_schema)."""
     fresh = duckdb.connect(":memory:")
     try:
         from ..sqlfiles import read_sql
@@ -161,6 +157,10 @@ def _read_everything(con, report: CheckReport) -> bool:
 
 def _check_rows(con, kind: str, report: CheckReport) -> None:
     key = _ROWS[kind][1]
+    if not _has_column(con, kind, "rows_digest"):       # made before digests were recorded
+        report.note(f"{kind}: this file records no digests yet (made by an older irw; a "
+                    "read-write open, e.g. `irw init`, records them)")
+        return
     owners = con.execute(f"""
         SELECT o.{key}, o.name, c.name, o.num_rows, o.rows_digest
         FROM {kind} o JOIN campaign c USING (campaign_id)
@@ -182,8 +182,9 @@ def _check_rows(con, kind: str, report: CheckReport) -> None:
             report.fail(f"{where}: the stored rows differ from those ingested (digest)")
             bad += 1
     if recorded and not bad:
-        report.ok(f"{kind}: {len(recorded) - other_hash} {kind} ({rows:,} rows): counts and "
-                  "digests match")
+        n = len(recorded) - other_hash
+        report.ok(f"{kind}: {n} {kind}{'s' if n != 1 and kind == 'run' else ''} ({rows:,} "
+                  "rows): counts and digests match")
     if other_hash:
         report.note(f"{kind}: {other_hash} digests were recorded by a DuckDB whose hash() "
                     "differs from this one's; their row counts match but their rows cannot be "
@@ -193,6 +194,12 @@ def _check_rows(con, kind: str, report: CheckReport) -> None:
                     "(texts, sessions, derived qrels, or rows written by hand)")
 
 
+def _has_column(con, table: str, column: str) -> bool:
+    return bool(con.execute("SELECT count(*) FROM duckdb_columns() WHERE database_name = "
+                            "current_database() AND table_name = ? AND column_name = ?",
+                            [table, column]).fetchone()[0])
+
+
 def _check_derived(con, report: CheckReport) -> None:
     """run_list and judged_row are rebuilt from run_row and judgment and compared."""
     wrong_lists = con.execute("""
@@ -200,7 +207,7 @@ def _check_derived(con, report: CheckReport) -> None:
         FULL JOIN (SELECT run_id, topic, count(*) AS n FROM run_row
                    WHERE run_id IN (SELECT run_id FROM run_list) GROUP BY ALL) r
           USING (run_id, topic)
-        WHERE l.num_rows IS DISTINCT FROM r.n""").fetchone()[0]
+        WHERE l.num_docs IS DISTINCT FROM r.n""").fetchone()[0]
     if wrong_lists:
         report.fail(f"run_list: {wrong_lists} list lengths differ from run_row")
     pairs = con.execute("""

@@ -88,10 +88,10 @@ def handling():
         signal.signal(signal.SIGINT, previous)
 
 
-def summary() -> str:
-    """What the interrupted command kept, for its last line."""
+def summary(event: str = "the interrupt") -> str:
+    """What the interrupted (or failed) command kept, for its last line."""
     if not _kept:
         return "nothing was written"
     named = list(dict.fromkeys(_kept))
-    return "kept " + ", ".join(named) + " (committed before the interrupt); nothing else " \
+    return "kept " + ", ".join(named) + f" (committed before {event}); nothing else " \
         "was written"
