@@ -23,7 +23,32 @@ def _early_interrupt(signum, frame) -> None:
 
 
 def main() -> None:
-    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
-        signal.signal(signal.SIGINT, _early_interrupt)
+    """Run `irw`. The process ends with os._exit once the command is done (its files closed,
+    its output flushed): Python's own shutdown, during which a Ctrl-C would kill the process
+    with no word, is skipped."""
+    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        from .cli import main as cli_main       # embedded: leave the host's handler alone
+        cli_main()
+        return
+    signal.signal(signal.SIGINT, _early_interrupt)
     from .cli import main as cli_main
-    cli_main()
+    try:
+        cli_main()
+        code = 0
+    except SystemExit as exc:
+        code = _exit_code(exc.code)
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BrokenPipeError:                 # `irw ... | head`: the reader left
+        pass
+    os._exit(code)
+
+
+def _exit_code(code) -> int:
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    sys.stderr.write(f"{code}\n")
+    return 1

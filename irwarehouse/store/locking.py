@@ -16,6 +16,7 @@ from pathlib import Path
 import duckdb
 
 from ..errors import StorageError, WarehouseBusy
+from ..failures import clean
 
 DEFAULT_WAIT = 30.0
 _SETTINGS = {"wait": DEFAULT_WAIT}
@@ -50,8 +51,8 @@ def _command_of(pid: int) -> str:
         if word.endswith(("/irw", "irwarehouse.cli")) or word == "irw":
             words = ["irw"] + words[i + 1:]
             break
-    text = " ".join(words)
-    return f" ({text[:80]}{'…' if len(text) > 80 else ''})" if text else ""
+    text = clean(" ".join(words), limit=80)      # one printable line, whatever it ran
+    return f" ({text})" if text else ""
 
 
 def open_waiting(path: Path, *, read_only: bool,
