@@ -202,3 +202,22 @@ def test_a_full_disk_is_one_line_and_compact_gives_the_space_back(tmp_path, tiny
         assert warehouse.stat().st_size <= size_before * 1.2 + 2**20
     checked = irw("check", "--warehouse", warehouse)
     assert checked.exit_code == 0, checked.output
+
+
+def test_a_failed_checkpoint_is_reported_not_swallowed(monkeypatch, tmp_path, base):
+    """The COMMIT went through, the CHECKPOINT at close failed (disk full): one line saying
+    the changes are committed and kept in the log, exit code 3; the next open applies them."""
+    copy = tmp_path / "w.duckdb"
+    copy.write_bytes(base.read_bytes())
+    with faulty_warehouse(monkeypatch, copy, None) as log:
+        assert irw(*INGEST_RUN, "--warehouse", copy).exit_code == 0
+    step = max(i for i, text in enumerate(log) if text.upper() == "CHECKPOINT")
+    copy.write_bytes(base.read_bytes())
+    full = duckdb.IOException('Could not write file "w.duckdb": No space left on device')
+    with faulty_warehouse(monkeypatch, copy, step, full):
+        result = irw(*INGEST_RUN, "--warehouse", copy)
+    assert result.exit_code == 3
+    line = one_line(result)
+    assert "the changes are committed" in line and "irw compact" in line, line
+    runs = irw("sql", "SELECT name FROM run ORDER BY name", "--warehouse", copy)
+    assert "second" in runs.stdout
