@@ -135,3 +135,21 @@ def test_a_run_tag_with_an_escape_sequence_is_named_not_echoed(tmp_path):
     assert result.exit_code == 1
     line = one_line(result)
     assert "\x1b" not in result.stderr and f"{run}:1: control character U+001B" in line
+
+
+@pytest.mark.parametrize("args, words", [
+    (["evall"], "No such command 'evall'"),
+    (["eval", "--nonsense"], "No such option: --nonsense"),
+    (["sql", "--timeout", "abc", "SELECT 1"], "Invalid value for '--timeout'"),
+])
+def test_a_wrong_command_line_is_one_line_with_exit_code_2(args, words):
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-c", "import sys; sys.argv[0] = 'irw'; "
+                           "from irwarehouse.entry import main; main()", *args],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("irw: error: ") and words in lines[0], \
+        done.stderr
+    assert "--help`)" in lines[0]

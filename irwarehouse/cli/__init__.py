@@ -16,7 +16,7 @@ from .common import DEBUG, add_wait_options, app
 PANELS = {
     "Evaluate": ("eval", "compare", "measures", "rouge", "nuggets", "interleave"),
     "Warehouse": ("init", "demo", "ingest", "export", "sql", "schema", "report", "check",
-                  "compact"),
+                  "compact", "rm"),
     "Meta-evaluation and online evaluation": ("meta", "online"),
 }
 _PANEL_OF = {name: panel for panel, names in PANELS.items() for name in names}
@@ -42,7 +42,27 @@ def main_options(debug: Annotated[bool, typer.Option(help="Show tracebacks.")] =
 
 
 def main() -> None:
-    app()
+    """The `irw` command. A wrong command line is one line too (exit code 2), naming the
+    command whose --help explains it, rather than typer's framed usage panel."""
+    import sys
+
+    from typer.exceptions import TyperException
+
+    from ..failures import clean
+    try:
+        code = app(standalone_mode=False)
+    except TyperException as exc:
+        if not hasattr(exc, "format_message"):      # Abort: Ctrl-C at a prompt
+            typer.echo("irw: interrupted; nothing was written", err=True)
+            sys.exit(130)
+        message = clean(exc.format_message())
+        if not message.strip():                     # `irw` alone: the help is printed
+            sys.exit(getattr(exc, "exit_code", 2))
+        ctx = getattr(exc, "ctx", None)
+        where = f" (see `{ctx.command_path} --help`)" if ctx is not None else ""
+        typer.echo(f"irw: error: {message}{where}", err=True)
+        sys.exit(getattr(exc, "exit_code", 2))
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 if __name__ == "__main__":

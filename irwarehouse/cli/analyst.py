@@ -44,8 +44,10 @@ def sql_cmd(
                             "machine's memory).")] = None,
     warehouse: WarehouseOpt = None,
 ):
-    """Run analyst SQL on the warehouse: one read-only query unless --write; its result is
-    streamed (a long result is never counted or held whole first)."""
+    """Run analyst SQL on the warehouse: one read-only query unless --write.
+
+    The result is streamed (a long result is never counted or held whole first); the query
+    stops at --timeout and at --memory-limit."""
     def body():
         from ..analyst.query import query_stream, write_result
         from ..errors import IrwError

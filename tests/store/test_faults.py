@@ -26,10 +26,11 @@ OLD_WAREHOUSE = TEST_DATA / "warehouses" / "491a821_sample.duckdb.gz"
 
 @pytest.fixture(scope="module")
 def base(tmp_path_factory):
-    """A warehouse with campaign c: qrels `binary` and run STANDARD."""
+    """A warehouse with campaign c: qrels `binary`, run STANDARD and its stored nDCG."""
     path = tmp_path_factory.mktemp("faults") / "base.duckdb"
     for args in (("ingest", "qrels", QRELS, "--campaign", "c", "--name", "binary"),
-                 ("ingest", "run", RUN, "--campaign", "c")):
+                 ("ingest", "run", RUN, "--campaign", "c"),
+                 ("eval", "--campaign", "c", "-m", "ndcg", "--store")):
         result = irw(*args, "--warehouse", path)
         assert result.exit_code == 0, result.output
     return path
@@ -86,18 +87,19 @@ INGEST_RUN = ("ingest", "run", DATA / "runs" / "STANDARD.results.test", "--campa
 REPLACE_QRELS = ("ingest", "qrels", GRADED, "--campaign", "c", "--name", "binary", "--replace")
 EVAL_STORE = ("eval", "--campaign", "c", "--qrels", "binary", "-m", "map", "-m", "P.10",
               "--store")
+RM_RUN = ("rm", "run", "STANDARD", "--campaign", "c")
+SWEEPS = [INGEST_RUN, REPLACE_QRELS, EVAL_STORE, RM_RUN]
+SWEEP_IDS = ["ingest", "replace", "eval-store", "rm"]
 
 
-@pytest.mark.parametrize("args", [INGEST_RUN, REPLACE_QRELS, EVAL_STORE],
-                         ids=["ingest", "replace", "eval-store"])
+@pytest.mark.parametrize("args", SWEEPS, ids=SWEEP_IDS)
 def test_a_fault_at_any_step_leaves_all_or_nothing(monkeypatch, tmp_path, base, args):
     statements, faults = _sweep(monkeypatch, tmp_path, base, args, steps=_spread)
     assert faults >= 8 and statements > 8
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("args", [INGEST_RUN, REPLACE_QRELS, EVAL_STORE],
-                         ids=["ingest", "replace", "eval-store"])
+@pytest.mark.parametrize("args", SWEEPS, ids=SWEEP_IDS)
 def test_a_fault_at_every_step_leaves_all_or_nothing(monkeypatch, tmp_path, base, args):
     statements, faults = _sweep(monkeypatch, tmp_path, base, args)
     assert faults == statements
