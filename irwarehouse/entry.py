@@ -27,7 +27,7 @@ def main() -> None:
     its output flushed): Python's own shutdown, during which a Ctrl-C would kill the process
     with no word, is skipped."""
     if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
-        from .cli import main as cli_main       # embedded: leave the host's handler alone
+        from .cli import main as cli_main  # embedded: leave the host's handler alone
         cli_main()
         return
     signal.signal(signal.SIGINT, _early_interrupt)

@@ -145,9 +145,9 @@ def test_a_run_tag_with_an_escape_sequence_is_named_not_echoed(tmp_path):
 def test_a_wrong_command_line_is_one_line_with_exit_code_2(args, words):
     import subprocess
     import sys
-    done = subprocess.run([sys.executable, "-c", "import sys; sys.argv[0] = 'irw'; "
-                           "from irwarehouse.entry import main; main()", *args],
-                          capture_output=True, text=True, timeout=120)
+    entry = "import sys; sys.argv[0] = 'irw'; from irwarehouse.entry import main; main()"
+    done = subprocess.run([sys.executable, "-c", entry, *args], capture_output=True,
+                          text=True, timeout=120, check=False)
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("irw: error: ") and words in lines[0], \

@@ -21,9 +21,9 @@ def check_cmd(warehouse: WarehouseOpt = None):
     count and digest with those recorded at ingestion, and rebuilds run_list and judged_row.
     Exit code 0 when all is well, 3 when something is damaged."""
     def body():
-        from ..errors import StorageError, WarehouseError
         from pathlib import Path
 
+        from ..errors import StorageError, WarehouseError
         from ..store.connection import opened, recorded_digest
         from ..store.integrity import check_warehouse
         path = _warehouse_path(warehouse)

@@ -77,7 +77,7 @@ def ingest_nuggets(con, campaign: str, name: str, files: NuggetFiles, *,
     """Store a nugget set and/or runs' matches, lengths and MobileClick outputs against it,
     in one transaction. Returns a one-line summary."""
     check_name("nugget set", name)
-    with transaction(con):
+    with transaction(con, f"nugget set {name} of campaign {campaign}"):
         cid = campaign_id(con, campaign, create=files.gold is not None)
         row = con.execute("SELECT qrels_id FROM qrels WHERE campaign_id = ? AND name = ? "
                           "AND format = 'nuggets'", [cid, name]).fetchone()

@@ -13,14 +13,13 @@ import pytest
 
 from tests.helpers.faults import irw, state
 
-IRW = [sys.executable, "-c", "import sys; sys.argv[0] = 'irw'; "
-       "from irwarehouse.entry import main; main()"]
+IRW = [sys.executable, "-c", ("import sys; sys.argv[0] = 'irw'; "
+                              "from irwarehouse.entry import main; main()")]
 
 
 def _big_run(path, rows: int) -> None:
     with open(path, "w") as f:
-        for i in range(rows):
-            f.write(f"{i // 1000} Q0 d{i} {i % 1000 + 1} {-i} big\n")
+        f.writelines(f"{i // 1000} Q0 d{i} {i % 1000 + 1} {-i} big\n" for i in range(rows))
 
 
 def _start(args) -> subprocess.Popen:
@@ -41,7 +40,7 @@ def setup(tmp_path_factory):
     probe.write_bytes(warehouse.read_bytes())
     start = time.monotonic()
     proc = _start(["ingest", "run", run, "--campaign", "c", "--warehouse", probe])
-    out, err = proc.communicate(timeout=600)
+    _, err = proc.communicate(timeout=600)
     assert proc.returncode == 0, err
     return folder, run, warehouse, before, state(probe), time.monotonic() - start
 
@@ -78,7 +77,7 @@ def test_ctrl_c_stops_a_long_query_at_once(tmp_path):
     assert proc.poll() is None
     start = time.monotonic()
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
+    _, err = proc.communicate(timeout=60)
     assert time.monotonic() - start < 10
     assert proc.returncode == 130
     assert err.strip() == "irw: interrupted; nothing was written", err
@@ -90,7 +89,7 @@ def test_ctrl_c_while_the_command_line_is_read():
     proc = _start(["--help"])
     time.sleep(0.25)
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
+    _, err = proc.communicate(timeout=60)
     if proc.returncode == 0:
         pytest.skip("irw --help ended before the interrupt")   # pragma: no cover
     assert proc.returncode == 130 and "Traceback" not in err

@@ -251,36 +251,54 @@ def test_fuzz_every_reader_with_random_bytes(tmp_path, kind, data):
 
 
 # -- differential: the fast readers against a line-by-line oracle ---------------------------------
-def _oracle_run(data: bytes):
-    """An independent reading of a run, by the rules of the issue (trec_eval's split, control
-    characters refused, a leading BOM dropped, numbers by one pattern): ('ok', rows) or
-    ('refused', line) (line None for a file-level refusal)."""
-    number = re.compile(r"[+-]?([0-9]+([.][0-9]*)?|[.][0-9]+)([eE][+-]?[0-9]+)?")
+def _oracle_fields(data: bytes):
+    """An independent reading of a whitespace-separated file by the rules of the issue
+    (trec_eval's split on space and tab, leading and trailing ones ignored; control characters
+    and a BOM after the start refused; a leading BOM dropped): (line number, fields) of each
+    line that is not blank or a comment, or (line number, None) for a refused line."""
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
-    rows, seen = [], set()
     parts = data.split(b"\n")
     if parts and parts[-1] == b"":
         parts.pop()
     for lineno, raw in enumerate(parts, start=1):
         raw = raw[:-1] if raw.endswith(b"\r") else raw
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            return "refused", lineno
-        if "\r" in text or re.search("[\x00-\x08\x0e-\x1f\x7f-\x9f\ufeff]", text):
-            return "refused", lineno
+        text = raw.decode("utf-8", "replace")
+        if "\r" in text or re.search("[\x00-\x08\x0e-\x1f\x7f-\x9f\ufeff\ufffd]", text):
+            yield lineno, None
+            return
         fields = [f for f in re.split("[ \t\v\f]+", text.strip(" \t\v\f")) if f]
-        if not fields or fields[0].startswith(("#", "<SYSDESC>")):
-            continue
-        if len(fields) < 6 or not number.fullmatch(fields[4]) \
-                or not number.fullmatch(fields[3]) or float(fields[3]) != int(float(fields[3])):
-            return "refused", lineno
-        if (fields[0], fields[2]) in seen:
+        if fields and not fields[0].startswith(("#", "<SYSDESC>")):
+            yield lineno, fields
+
+
+def _oracle(data: bytes, row):
+    """('ok', rows) or ('refused', line) (None: the file as a whole) of a file whose lines
+    `row(fields)` turns into a row (None: a bad line); (topic, doc) appears once."""
+    rows, seen = [], set()
+    for lineno, fields in _oracle_fields(data):
+        got = row(fields) if fields is not None else None
+        if got is None or (fields[0], fields[2]) in seen:
             return "refused", lineno
         seen.add((fields[0], fields[2]))
-        rows.append((fields[0], fields[2], int(float(fields[3])), float(fields[4])))
+        rows.append(got)
     return ("ok", rows) if rows else ("refused", None)
+
+
+DECIMAL = re.compile(r"[+-]?([0-9]+([.][0-9]*)?|[.][0-9]+)([eE][+-]?[0-9]+)?")
+
+
+def _run_row(fields):
+    if len(fields) < 6 or not DECIMAL.fullmatch(fields[4]) or not DECIMAL.fullmatch(fields[3]) \
+            or float(fields[3]) != int(float(fields[3])):
+        return None
+    return fields[0], fields[2], int(float(fields[3])), float(fields[4])
+
+
+def _qrels_row(fields):
+    if len(fields) != 4 or not re.fullmatch(r"[+-]?[0-9]+", fields[3]):
+        return None
+    return fields[0], "", fields[2], int(fields[3])
 
 
 RUN_FIELD = st.sampled_from(["401", "402", "Q0", "d1", "d2", "d3", "1", "2", "3.0", "0.5",
@@ -311,7 +329,7 @@ def run_files(draw) -> bytes:
 @given(data=run_files(), gz=st.booleans())
 def test_differential_run_reader_against_the_line_oracle(tmp_path, data, gz):
     path = _write(tmp_path, "r.txt.gz" if gz else "r.txt", gzip.compress(data) if gz else data)
-    expected = _oracle_run(data)
+    expected = _oracle(data, _run_row)
     try:
         _, got = _run_rows(path)
     except InputError as exc:
@@ -319,29 +337,6 @@ def test_differential_run_reader_against_the_line_oracle(tmp_path, data, gz):
         assert exc.line == expected[1], (data, str(exc), expected)
         return
     assert expected == ("ok", got), data
-
-
-def _oracle_qrels(data: bytes):
-    number = re.compile(r"[+-]?[0-9]+")
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
-    rows, seen = [], set()
-    parts = data.split(b"\n")
-    if parts and parts[-1] == b"":
-        parts.pop()
-    for lineno, raw in enumerate(parts, start=1):
-        raw = raw[:-1] if raw.endswith(b"\r") else raw
-        text = raw.decode("utf-8", "replace")
-        if "\r" in text or re.search("[\x00-\x08\x0e-\x1f\x7f-\x9f\ufeff\ufffd]", text):
-            return "refused", lineno
-        fields = [f for f in re.split("[ \t\v\f]+", text.strip(" \t\v\f")) if f]
-        if not fields or fields[0].startswith(("#", "<SYSDESC>")):
-            continue
-        if len(fields) != 4 or not number.fullmatch(fields[3]) or (fields[0], fields[2]) in seen:
-            return "refused", lineno
-        seen.add((fields[0], fields[2]))
-        rows.append((fields[0], "", fields[2], int(fields[3])))
-    return ("ok", rows) if rows else ("refused", None)
 
 
 @st.composite
@@ -364,7 +359,7 @@ def qrels_files(draw) -> bytes:
 @given(data=qrels_files())
 def test_differential_qrels_reader_against_the_line_oracle(tmp_path, data):
     path = _write(tmp_path, "q.txt", data)
-    expected = _oracle_qrels(data)
+    expected = _oracle(data, _qrels_row)
     try:
         got = _qrels_rows(path)
     except InputError as exc:

@@ -93,8 +93,7 @@ def irw(*args, env=None):
 def one_line(result) -> str:
     """The one line a failed command printed on stderr (asserted to be one line, `irw: `)."""
     lines = [line for line in result.stderr.splitlines() if line.strip()]
-    errors = [line for line in lines if line.startswith("irw: error:")
-              or line.startswith("irw: interrupted")]
+    errors = [line for line in lines if line.startswith(("irw: error:", "irw: interrupted"))]
     assert len(errors) == 1, result.stderr
     assert "Traceback" not in result.stderr, result.stderr
     assert result.exception is None or isinstance(result.exception, SystemExit), \

@@ -19,8 +19,7 @@ MASK = 2**64 - 1
 
 def _big_run(path, rows: int = 20_000) -> None:
     with open(path, "w") as f:
-        for i in range(rows):
-            f.write(f"{i // 1000} Q0 d{i} {i % 1000 + 1} {-i} big\n")
+        f.writelines(f"{i // 1000} Q0 d{i} {i % 1000 + 1} {-i} big\n" for i in range(rows))
 
 
 def _flip_16_bytes(data: bytearray, offset: int) -> None:
@@ -64,8 +63,9 @@ def test_check_finds_rows_changed_or_lost_behind_irws_back(tmp_path):
         wh.ingest_qrels(_qrels(tmp_path), "c")
     result = irw("check", "--warehouse", path)
     assert result.exit_code == 0, result.output
-    for line in ("ok      schema: up to date", "ok      run: 1 run (3,000 rows): counts and "
-                 "digests match", "ok      qrels: 1 qrels (2 rows)"):
+    for line in ("ok      schema: up to date",
+                 "ok      run: 1 run (3,000 rows): counts and digests match",
+                 "ok      qrels: 1 qrels (2 rows)"):
         assert line in result.stdout, result.stdout
     con = duckdb.connect(str(path))
     con.execute("UPDATE judgment SET rel = 2 WHERE doc = 'd1'")
