@@ -594,3 +594,9 @@ CREATE TABLE IF NOT EXISTS known_doc (
     PRIMARY KEY (campaign_id, "user", topic, doc)
 );
 -- ==== end of online evaluation ====================================================================
+
+-- Integrity (`irw check`, irwarehouse/store/integrity.py): a digest of every run's and qrels'
+-- stored rows, recorded with their count (num_rows) when they are ingested, so that a change to
+-- any stored row is found even where DuckDB's block checksum misses it.
+ALTER TABLE run ADD COLUMN IF NOT EXISTS rows_digest VARCHAR;
+ALTER TABLE qrels ADD COLUMN IF NOT EXISTS rows_digest VARCHAR;
