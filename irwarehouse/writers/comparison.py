@@ -23,7 +23,7 @@ def table_text(comparison, matrix: ScoreMatrix) -> str:
     for pair in comparison.pairs:
         p = pair.p_adjusted
         cell[(pair.run_a, pair.run_b)] = f"{pair.delta:+.4f}{_marker(p)}"
-        cell[(pair.run_b, pair.run_a)] = f"{-pair.delta:+.4f}{_marker(p)}"
+        cell[(pair.run_b, pair.run_a)] = f"{0.0 - pair.delta:+.4f}{_marker(p)}"  # 0.0 - 0.0 = +0.0
     width = max(10, *(len(r) for r in runs)) + 1
     means = dict(zip(runs, matrix.run_values()))     # by the measure's summary kind
     lines = [f"{matrix.measure}: {comparison.test} test"
