@@ -38,7 +38,11 @@ def main_options(debug: Annotated[bool, typer.Option(help="Show tracebacks.")] =
 
 
 def main() -> None:
-    app()
+    import sys
+
+    from .fast import main as fast_main
+    if not fast_main(sys.argv[1:]):         # `irw eval` without typer's start-up (fast.py)
+        app()
 
 
 if __name__ == "__main__":
