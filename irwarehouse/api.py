@@ -29,10 +29,11 @@ class Warehouse:
     """A warehouse file (or a private in-memory one when `path` is None)."""
 
     def __init__(self, path: str | Path | None = None, *, read_only: bool = False,
-                 create: bool = True, macros: bool = True):
-        """`macros=False`: create the metric macros only when an evaluation needs them."""
+                 create: bool = True, macros: bool = True, lean: bool = False):
+        """`macros=False`: create the metric macros only when an evaluation needs them;
+        `lean` (in memory): no analyst views, and only the macros an evaluation calls."""
         self.path = path
-        self.con = connect(path, read_only=read_only, create=create, macros=macros)
+        self.con = connect(path, read_only=read_only, create=create, macros=macros, lean=lean)
 
     def __enter__(self):
         return self
@@ -172,7 +173,7 @@ def evaluate_files(qrels: str | Path, runs: list[str | Path], measures: list[str
     Warehouse.evaluate."""
     options = options or EvalOptions()
     requests = parse_measures(measures, version=options.version, ntcir=ntcir)
-    with Warehouse(None, macros=False) as wh:
+    with Warehouse(None, macros=False, lean=True) as wh:
         qid = wh.ingest_qrels(qrels, "files", fmt=qrels_format)
         if intents is not None:
             wh.ingest_intents(intents, "files")
