@@ -11,12 +11,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 import duckdb
-import pyarrow as pa
 
 from ..errors import IrwError, WarehouseError
 from ..store.connection import connect
 from .sqlguard import check_query
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 OUTPUT_FORMATS = ("table", "csv", "json", "parquet")
 ANALYST_RELATIONS = frozenset({"run_family", "run_mean_ci", "topic_difficulty", "run_delta",
@@ -57,6 +61,7 @@ def query_stream(path: str | Path, text: str, *,
         try:
             relation = con.sql(text)
             if relation is None:                      # a statement without a result (--write)
+                import pyarrow as pa
                 done = pa.table({"ok": pa.array([True])})
                 yield pa.RecordBatchReader.from_batches(done.schema, done.to_batches())
             else:
@@ -98,11 +103,23 @@ def table_text(table: pa.Table, *, max_rows: int = 40, max_width: int = 40,
                total_rows: int | None = None) -> str:
     """An aligned text table: numbers right-aligned, long cells and extra rows truncated.
     `total_rows`: the size of the whole result when `table` holds only its first rows."""
+    import pyarrow as pa
     names = table.column_names
-    shown = table.slice(0, max_rows).to_pylist()
     numeric = [pa.types.is_integer(f.type) or pa.types.is_floating(f.type)
                or pa.types.is_decimal(f.type) for f in table.schema]
-    cells = [[_cell(row[n], max_width) for n in names] for row in shown]
+    head = table.slice(0, max_rows)
+    # by position: rows as dicts would show the last of two columns of the same name twice
+    shown = list(zip(*(column.to_pylist() for column in head.columns))) or \
+        [()] * head.num_rows
+    return rows_text(names, numeric, shown, max_width=max_width,
+                     total_rows=table.num_rows if total_rows is None else total_rows)
+
+
+def rows_text(names: list[str], numeric: list[bool], shown: list[tuple], *, max_width: int = 40,
+              total_rows: int) -> str:
+    """table_text of rows already fetched: `shown` (tuples), `numeric` columns right-aligned,
+    `total_rows` the size of the whole result."""
+    cells = [[_cell(value, max_width) for value in row] for row in shown]
     widths = [max([len(n[:max_width])] + [len(r[i]) for r in cells]) for i, n in enumerate(names)]
 
     def line(values):
@@ -110,12 +127,45 @@ def table_text(table: pa.Table, *, max_rows: int = 40, max_width: int = 40,
                          for v, w, num in zip(values, widths, numeric)).rstrip()
     out = [line([n[:max_width] for n in names]), "  ".join("-" * w for w in widths)]
     out += [line(r) for r in cells]
-    total = table.num_rows if total_rows is None else total_rows
+    total = total_rows
     more = total - len(shown)
     summary = f"({total} row{'s' if total != 1 else ''}"
     summary += f", {more} not shown; use --format csv or --max-rows)" if more > 0 else ")"
     out.append(summary)
     return "\n".join(out) + "\n"
+
+
+# DuckDB types whose Python values print as their Arrow values do (table_text), and which of
+# them table_text right-aligns: the table format of such a result needs no pyarrow (rows_table).
+_PLAIN_TYPES = {"boolean": False, "varchar": False, "tinyint": True, "smallint": True,
+                "integer": True, "bigint": True, "hugeint": True, "utinyint": True,
+                "usmallint": True, "uinteger": True, "ubigint": True, "float": True,
+                "double": True, "decimal": True}
+
+
+def rows_table(path: str | Path, text: str, *, max_rows: int = 40) -> str | None:
+    """The table format of a guarded read-only query whose result is at most `max_rows` rows of
+    plain types (_PLAIN_TYPES), from DuckDB's Python rows: pyarrow's import (0.1-0.2 s, numpy's
+    with it) is most of a small query's time. None for anything else (write_result prints it)."""
+    check_query(text)
+    con = open_guarded(path)
+    try:
+        try:
+            result = con.execute(text)
+            if result.description is None:
+                return None
+            names = [d[0] for d in result.description]
+            kinds = [_PLAIN_TYPES.get(t.id) for _, t, *_ in result.description]
+            if None in kinds:
+                return None
+            rows = result.fetchmany(max_rows + 1)
+        except duckdb.Error as exc:
+            raise IrwError(f"query failed: {_explain(exc)}") from None
+    finally:
+        con.close()
+    if len(rows) > max_rows:
+        return None
+    return rows_text(names, kinds, rows, total_rows=len(rows))
 
 
 def _json_default(value):
@@ -132,6 +182,7 @@ def write_result(result: pa.Table | pa.RecordBatchReader, fmt: str, *,
         raise IrwError(f"unknown format {fmt!r}; use one of {', '.join(OUTPUT_FORMATS)}")
     if fmt == "parquet" and out is None:
         raise IrwError("--format parquet needs --out FILE")
+    import pyarrow as pa
     reader = (pa.RecordBatchReader.from_batches(result.schema, result.to_batches())
               if isinstance(result, pa.Table) else result)
     if fmt == "parquet":
@@ -151,6 +202,7 @@ def write_result(result: pa.Table | pa.RecordBatchReader, fmt: str, *,
 
 
 def _write_table(reader: pa.RecordBatchReader, target, max_rows: int) -> None:
+    import pyarrow as pa
     head, kept, total = [], 0, 0
     for batch in reader:
         total += batch.num_rows

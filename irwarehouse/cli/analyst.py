@@ -48,6 +48,12 @@ def sql_cmd(
         text = file.read_text(encoding="utf-8") if file else query
         if text == "-":
             text = sys.stdin.read()
+        if fmt == SqlFormat.table and out is None and not write:
+            from ..analyst.query import rows_table      # a small result: no pyarrow import
+            quick = rows_table(_warehouse_path(warehouse), text, max_rows=max_rows)
+            if quick is not None:
+                sys.stdout.write(quick)
+                return
         with query_stream(_warehouse_path(warehouse), text, write=write) as result:
             write_result(result, fmt.value, out=out, max_rows=max_rows)
     _guard(body)

@@ -1,100 +1,147 @@
-"""`irw eval` without typer's start-up, for the command people run most (a shell loop over
-run files: `irw eval -m map -m P.10 QRELS RUN`).
+"""`irw eval` and `irw sql` without typer's start-up, for the commands people run most (a shell
+loop over run files: `irw eval -m map -m P.10 QRELS RUN`; a quick `irw sql "SELECT ..."`).
 
-typer builds every command of the `irw` group before it parses anything, and validates each
-parameter through a pydantic TypeAdapter: 0.15-0.25 s of CPU (pydantic's import alone 0.09 s),
-more than evaluating a TREC-size run takes. `parse_eval` reads the everyday forms of `irw eval`
-arguments itself and hands eval_cmd the values typer would have given it
+typer validates every parameter through a pydantic TypeAdapter, the group's own --debug too, so
+any command imports pydantic and builds adapters before it runs: 0.1-0.2 s of CPU, about what
+evaluating a TREC-size run takes. `parse_args` reads the everyday forms of these commands'
+arguments itself and hands the command function the values typer would have given it
 (tests/cli/test_fast.py compares the two on many command lines). Anything it does not know
-(`--help`, an option outside FLAGS/VALUES, a bad value, `-qc`, `--`, a file name starting
-with `-`) returns None, and typer parses the command line as before, with its own messages.
+(`--help`, an option outside the command's table, a bad value, `-qc`, `--`, `-f FILE` whose
+checks typer makes, a word starting with `-` where a value may be a file) returns None, and
+typer parses the command line as before, with its own messages.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
-# option spelling -> eval_cmd parameter
-FLAGS = {"-q": "query", "-c": "complete", "-J": "judged_only", "--store": "store",
-         "--keep-first": "keep_first"}
-VALUES = {"-m": "measure", "--measure": "measure", "-l": "level", "-M": "depth",
-          "-f": "fmt", "--format": "fmt", "--order": "order",
-          "--trec-eval-version": "trec_eval_version", "--qrels-format": "qrels_format",
-          "-C": "campaign", "--campaign": "campaign", "--run": "run", "--qrels": "qrels",
-          "-w": "warehouse", "--warehouse": "warehouse"}
-LISTS = {"measure", "run"}
-INTS = {"level", "depth", "trec_eval_version"}
 _INT = re.compile(r"[+-]?[0-9]+")
 
 
-def parse_eval(argv: list[str]) -> dict | None:
-    """eval_cmd's keyword arguments for `argv` (the words after `eval`), or None when typer
-    should parse them. Only the parameters given are returned; eval_cmd's defaults apply to
-    the others, as they do under typer."""
+@dataclass(frozen=True)
+class Spec:
+    """The options of one command that the fast path knows: spelling -> parameter."""
+    flags: dict[str, str]
+    values: dict[str, str]
+    positional: str                                  # the parameter of the positional words
+    many: bool                                       # the positional parameter is a list
+    lists: frozenset[str] = frozenset()
+    ints: frozenset[str] = frozenset()
+    paths: frozenset[str] = frozenset()
+    choices: dict[str, str] = field(default_factory=dict)   # parameter -> Enum in .common/.mod
+
+
+COMMANDS = {
+    "eval": Spec(
+        flags={"-q": "query", "-c": "complete", "-J": "judged_only", "--store": "store",
+               "--keep-first": "keep_first"},
+        values={"-m": "measure", "--measure": "measure", "-l": "level", "-M": "depth",
+                "-f": "fmt", "--format": "fmt", "--order": "order",
+                "--trec-eval-version": "trec_eval_version", "--qrels-format": "qrels_format",
+                "-C": "campaign", "--campaign": "campaign", "--run": "run", "--qrels": "qrels",
+                "-w": "warehouse", "--warehouse": "warehouse"},
+        positional="files", many=True, lists=frozenset({"measure", "run"}),
+        ints=frozenset({"level", "depth", "trec_eval_version"}),
+        paths=frozenset({"warehouse"}),
+        choices={"fmt": "Format", "order": "Order", "qrels_format": "QrelsFormat"}),
+    "sql": Spec(
+        flags={"--write": "write"},
+        values={"--format": "fmt", "--max-rows": "max_rows", "-o": "out", "--out": "out",
+                "-w": "warehouse", "--warehouse": "warehouse"},
+        positional="query", many=False, ints=frozenset({"max_rows"}),
+        paths=frozenset({"out", "warehouse"}), choices={"fmt": "SqlFormat"}),
+}
+
+
+def parse_args(command: str, argv: list[str]) -> dict | None:
+    """The keyword arguments of `command`'s function for `argv` (the words after the command
+    name), or None when typer should parse them. Only the parameters given are returned; the
+    function's defaults apply to the others, as they do under typer."""
+    spec = COMMANDS[command]
     out: dict = {}
-    files: list[Path] = []
+    words: list[str] = []
     i = 0
     while i < len(argv):
         word = argv[i]
         i += 1
         if not word.startswith("-") or word == "-":
-            files.append(Path(word))
+            words.append(word)
             continue
         name, eq, value = word.partition("=")
-        if name in FLAGS and not eq:
-            out[FLAGS[name]] = True
+        if name in spec.flags and not eq:
+            out[spec.flags[name]] = True
             continue
-        if name not in VALUES or (eq and not name.startswith("--")):
+        if name not in spec.values or (eq and not name.startswith("--")):
             return None
         if not eq:
             if i == len(argv):
                 return None
             value = argv[i]
             i += 1
-        param = VALUES[name]
-        converted = _convert(param, value)
+        param = spec.values[name]
+        converted = _convert(command, spec, param, value)
         if converted is None:
             return None
-        if param in LISTS:
+        if param in spec.lists:
             out.setdefault(param, []).append(converted)
         else:
             out[param] = converted
-    if files:
-        out["files"] = files
+    if spec.many and words:
+        out[spec.positional] = [Path(w) for w in words]
+    elif not spec.many:
+        if len(words) > 1:
+            return None                              # typer's "unexpected extra argument"
+        if words:
+            out[spec.positional] = words[0]
     return out
 
 
-def _convert(param: str, value: str):
+def _convert(command: str, spec: Spec, param: str, value: str):
     """A value as typer would convert it; None when typer should judge it."""
-    from .common import Format, Order, QrelsFormat
-    if param in INTS:
+    if param in spec.ints:
         return int(value) if _INT.fullmatch(value) else None
-    choices = {"fmt": Format, "order": Order, "qrels_format": QrelsFormat}.get(param)
-    if choices is not None:
+    if param in spec.choices:
+        choices = _module(command).__dict__[spec.choices[param]]
         return choices(value) if value in {c.value for c in choices} else None
-    if param == "warehouse":
+    if param in spec.paths:
         return Path(value)
     return value
 
 
+def _module(command: str):
+    if command == "eval":
+        from . import common
+        return common
+    from . import analyst
+    return analyst
+
+
+def _function(command: str):
+    if command == "eval":
+        from .eval import eval_cmd
+        return eval_cmd
+    from .analyst import sql_cmd
+    return sql_cmd
+
+
 def main(argv: list[str]) -> bool:
-    """Run `irw [--debug] eval ...` without typer when parse_eval knows its arguments; False
-    (nothing done) otherwise."""
+    """Run `irw [--debug] eval|sql ...` without typer when parse_args knows its arguments;
+    False (nothing done) otherwise."""
     debug = argv[:1] == ["--debug"]
     words = argv[1:] if debug else argv
-    if words[:1] != ["eval"]:
+    if not words or words[0] not in COMMANDS:
         return False
-    kwargs = parse_eval(words[1:])
+    kwargs = parse_args(words[0], words[1:])
     if kwargs is None:
         return False
     import typer
 
     from .common import DEBUG
-    from .eval import eval_cmd
     DEBUG["on"] = debug
     try:
-        eval_cmd(**kwargs)
+        _function(words[0])(**kwargs)
     except typer.Exit as exc:
         raise SystemExit(exc.exit_code) from None
     return True

@@ -19,14 +19,18 @@ old rule: the file itself when single-spaced, else the regex path, which is para
 
 from __future__ import annotations
 
+import gzip
 import os
 import tempfile
+from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
 
-from .trec import _open_text, file_facts
+# (irwarehouse.formats.trec calls this module; it passes its single-space test of a large file,
+# trec.file_facts, as `plain`, so that the two modules do not import each other.)
+Plain = Callable[[Path], bool]
 
 # Files up to this size (bytes, uncompressed) are read into memory and normalised when needed;
 # 64 MB is about 1.5M run lines, far above a TREC-size run (100 topics x 1,000 documents: 4 MB).
@@ -59,15 +63,18 @@ def single_spaced(data: bytes, n_fields: int = 6) -> bytes | None:
     return out
 
 
-def _source(path: Path, made: list[Path], n_fields: int) -> Path | None:
+def _source(path: Path, made: list[Path], n_fields: int, plain: Plain) -> Path | None:
     """What DuckDB's single-space split may read for `path`: the file itself, a single-spaced
-    copy (appended to `made`), or None (the regex path)."""
+    copy (appended to `made`), or None (the regex path). `plain`: whether a large file is
+    single-spaced."""
     if path.stat().st_size > SMALL_FILE:
-        return path if file_facts(path, digest=False)[1] else None
-    with _open_text(path) as f:
+        return path if plain(path) else None
+    with open(path, "rb") as raw:
+        gz = raw.read(2) == b"\x1f\x8b"
+    with (gzip.open if gz else open)(path, "rb") as f:
         data = f.read(SMALL_FILE + 1)
     if len(data) > SMALL_FILE:                      # a gzip file that inflates beyond the limit
-        return path if file_facts(path, digest=False)[1] else None
+        return path if plain(path) else None
     clean = single_spaced(data, n_fields)
     if clean is None:
         return None
@@ -81,7 +88,7 @@ def _source(path: Path, made: list[Path], n_fields: int) -> Path | None:
 
 
 @contextmanager
-def spaced_sources(paths, n_fields: int = 6):
+def spaced_sources(paths, plain: Plain, n_fields: int = 6):
     """For each path, the file DuckDB's single-space split may read instead (the file itself or
     a single-spaced temporary copy, removed on exit); None when any file needs the regex path.
     Unreadable files give None too: the caller's own path then reports them."""
@@ -90,7 +97,7 @@ def spaced_sources(paths, n_fields: int = 6):
         sources = []
         for path in paths:
             try:
-                src = _source(Path(path), made, n_fields)
+                src = _source(Path(path), made, n_fields, plain)
             except (OSError, EOFError, ValueError):      # the caller names the problem
                 src = None
             if src is None:
@@ -103,7 +110,8 @@ def spaced_sources(paths, n_fields: int = 6):
             name.unlink(missing_ok=True)
 
 
-def stage_fields(con: duckdb.DuckDBPyConnection, path: Path, table: str, n_fields: int) -> bool:
+def stage_fields(con: duckdb.DuckDBPyConnection, path: Path, table: str, n_fields: int,
+                 plain: Plain) -> bool:
     """Stage a qrels-like file of exactly `n_fields` fields per line as TEMP `table` (f: the
     list of fields), as trec._stage_lines does, with DuckDB's single-space split. Returns False
     (nothing staged) when the file needs the regex path: another spacing that cannot be made
@@ -111,7 +119,7 @@ def stage_fields(con: duckdb.DuckDBPyConnection, path: Path, table: str, n_field
     them; here they would be rows)."""
     columns = ", ".join(f"'c{i}': 'VARCHAR'" for i in range(n_fields))
     fields = ", ".join(f"c{i}" for i in range(n_fields))
-    with spaced_sources([path], n_fields) as sources:
+    with spaced_sources([path], plain, n_fields) as sources:
         if sources is None:
             return False
         try:

@@ -92,6 +92,10 @@ def file_facts(path: Path, *, digest: bool = True) -> tuple[str | None, bool]:
     return facts
 
 
+def _plain(path: Path) -> bool:
+    return file_facts(path, digest=False)[1]
+
+
 def _mapped_single_spaced(path: Path) -> bool:
     """_single_spaced of an uncompressed file, mapped whole: a few memchr scans and no copies
     (0.1 s for 430 MB). A file with carriage returns is read block by block (a mmap cannot count
@@ -390,7 +394,7 @@ def stage_run(con: duckdb.DuckDBPyConnection, path: Path, *, keep_first: bool = 
     try:
         stats = None
         from .spacing import spaced_sources     # every spacing, as one space (spacing.py)
-        with spaced_sources([path]) as sources:
+        with spaced_sources([path], _plain) as sources:
             if sources:
                 tag = _last_tag(sources[0])
                 try:
@@ -475,7 +479,7 @@ def stage_runs_bulk(con: duckdb.DuckDBPyConnection, paths: list[Path], *, digest
     except (InputError, OSError):
         return None
     from .spacing import spaced_sources     # every spacing, as one space (spacing.py)
-    with spaced_sources(paths) as sources:
+    with spaced_sources(paths, _plain) as sources:
         if sources is None:
             return None
         tags = [_last_tag(p) for p in sources]
@@ -519,7 +523,7 @@ def stage_qrels(con: duckdb.DuckDBPyConnection, path: Path, *, fmt_name: str = "
                          AS rel, len(f) AS nf, 4 AS want"""
     try:
         from .spacing import stage_fields       # every spacing, as one space (spacing.py)
-        if not stage_fields(con, path, "stage_lines", len(fmt.fields)):
+        if not stage_fields(con, path, "stage_lines", len(fmt.fields), _plain):
             _stage_lines(con, path, "stage_lines")
         con.execute(f"CREATE OR REPLACE TEMP TABLE stage_qrels AS SELECT {select} FROM stage_lines",
                     {"int": INT_PATTERN})

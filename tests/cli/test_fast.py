@@ -1,5 +1,6 @@
-"""`irw eval` without typer (irwarehouse/cli/fast.py): the values it hands eval_cmd are the ones
-typer gives it for the same command line, and anything it does not know is left to typer."""
+"""`irw eval` and `irw sql` without typer (irwarehouse/cli/fast.py): the values it hands the
+command function are the ones typer gives it for the same command line, and anything it does not
+know is left to typer."""
 
 from __future__ import annotations
 
@@ -12,11 +13,18 @@ import typer.main
 from typer.testing import CliRunner
 
 from irwarehouse.cli import app, main
-from irwarehouse.cli.fast import parse_eval
+from irwarehouse.cli.fast import parse_args
 from tests.helpers.paths import TEST_DATA
 
 # parameters whose "not given" typer spells as an empty tuple and eval_cmd as None
 _LISTS = ("files", "measure", "run")
+
+SQL_COMMAND_LINES = [
+    ["SELECT 1"], ["-w", "w.duckdb", "SELECT 1"], ["SELECT 1", "--format", "csv"],
+    ["--format=json", "--max-rows", "5", "-o", "x.json", "-"], ["--write", "DROP TABLE x"], [],
+]
+SQL_LEFT_TO_TYPER = [["-f", "q.sql"], ["--file", "q.sql"], ["a", "b"], ["--format", "xml", "q"],
+                     ["--max-rows", "many", "q"], ["--help"]]
 
 COMMAND_LINES = [
     ["q", "r"],
@@ -41,42 +49,56 @@ LEFT_TO_TYPER = [
 ]
 
 
-def typer_params(argv: list[str]) -> dict:
-    """The values typer's parser gives eval_cmd for `irw eval ARGV`."""
+def typer_params(argv: list[str], name: str = "eval") -> dict:
+    """The values typer's parser gives the command function for `irw NAME ARGV`."""
     group = typer.main.get_command(app)
-    ctx = group.make_context("irw", ["eval", *argv])
-    command = group.get_command(ctx, "eval")
-    return command.make_context("eval", list(argv), parent=ctx).params
+    ctx = group.make_context("irw", [name, *argv])
+    command = group.get_command(ctx, name)
+    return command.make_context(name, list(argv), parent=ctx).params
 
 
-def _same(fast: dict, slow: dict) -> None:
-    for name, value in slow.items():
-        got = fast.get(name)
-        if name in _LISTS:
-            assert list(got or []) == list(value or []), name
-        elif name in fast:
-            assert got == value and type(got) is type(value), name
-        else:                                         # not given: eval_cmd's default applies
-            assert value == _default(name), name
+def _same(fast: dict, slow: dict, command: str = "eval") -> None:
+    for param, value in slow.items():
+        got = fast.get(param)
+        if param in _LISTS:
+            assert list(got or []) == list(value or []), param
+        elif param in fast:
+            assert got == value and type(got) is type(value), param
+        else:                                         # not given: the default applies
+            assert value == _default(command, param), param
 
 
-def _default(name: str):
+def _default(command: str, param: str):
     import inspect
 
+    from irwarehouse.cli.analyst import sql_cmd
     from irwarehouse.cli.eval import eval_cmd
-    return inspect.signature(eval_cmd).parameters[name].default
+    function = {"eval": eval_cmd, "sql": sql_cmd}[command]
+    return inspect.signature(function).parameters[param].default
 
 
 @pytest.mark.parametrize("argv", COMMAND_LINES)
 def test_same_values_as_typer(argv):
-    fast = parse_eval(argv)
+    fast = parse_args("eval", argv)
     assert fast is not None
     _same(fast, typer_params(argv))
 
 
+@pytest.mark.parametrize("argv", SQL_COMMAND_LINES)
+def test_sql_same_values_as_typer(argv):
+    fast = parse_args("sql", argv)
+    assert fast is not None
+    _same(fast, typer_params(argv, "sql"), "sql")
+
+
 @pytest.mark.parametrize("argv", LEFT_TO_TYPER)
 def test_unknown_forms_are_left_to_typer(argv):
-    assert parse_eval(argv) is None
+    assert parse_args("eval", argv) is None
+
+
+@pytest.mark.parametrize("argv", SQL_LEFT_TO_TYPER)
+def test_unknown_sql_forms_are_left_to_typer(argv):
+    assert parse_args("sql", argv) is None
 
 
 def _run_main(monkeypatch, argv: list[str]) -> tuple[int, str]:
@@ -111,6 +133,20 @@ def test_errors_exit_1_with_one_line(monkeypatch, capsys, tmp_path):
                                       str(TEST_DATA / "trec_eval" / "results.test")])
     assert code == 1
     assert capsys.readouterr().err.startswith("irw: error: unknown measure 'nosuch'")
+
+
+def test_sql_output_equals_typers(monkeypatch, tmp_path):
+    from irwarehouse.api import Warehouse
+    wh = tmp_path / "w.duckdb"
+    with Warehouse(wh) as w:
+        w.ingest_qrels(TEST_DATA / "trec_eval" / "qrels.test", "c")
+    for argv in (["sql", "-w", str(wh), "SELECT topic, count(*) AS n FROM judgment GROUP BY 1 "
+                  "ORDER BY 1"],
+                 ["sql", "--format", "csv", "-w", str(wh), "SELECT 1 AS one, 'x' AS two"]):
+        code, fast = _run_main(monkeypatch, argv)
+        slow = CliRunner().invoke(app, argv)
+        assert code == slow.exit_code == 0
+        assert fast == slow.stdout and fast.strip()
 
 
 def test_typer_still_parses_what_the_fast_path_leaves(monkeypatch):

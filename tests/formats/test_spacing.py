@@ -54,7 +54,8 @@ def test_sources_copy_only_what_needs_it(tmp_path):
         path = tmp_path / name.replace(" ", "_")
         path.write_bytes(data)
         files[name] = path
-    with spacing.spaced_sources([files["single"], files["tabs"], files["double spaces"]]) as src:
+    with spacing.spaced_sources([files["single"], files["tabs"], files["double spaces"]],
+                                trec._plain) as src:
         assert src[0] == files["single"]                     # no copy of a single-spaced file
         copies = src[1:]
         assert all(p.parent != tmp_path and p.exists() for p in copies)
@@ -62,7 +63,7 @@ def test_sources_copy_only_what_needs_it(tmp_path):
         assert copies[1].read_bytes() == files["single"].read_bytes()
     assert not any(p.exists() for p in copies)               # removed on exit
     (tmp_path / "vt").write_bytes(b"1 Q0 a 1 1 r\x0b\n")
-    with spacing.spaced_sources([files["single"], tmp_path / "vt"]) as src:
+    with spacing.spaced_sources([files["single"], tmp_path / "vt"], trec._plain) as src:
         assert src is None
 
 
