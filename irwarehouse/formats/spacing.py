@@ -63,12 +63,17 @@ def single_spaced(data: bytes, n_fields: int = 6) -> bytes | None:
     return out
 
 
-def _source(path: Path, made: list[Path], n_fields: int, plain: Plain) -> Path | None:
+def _source(path: Path, made: list[Path], n_fields: int, plain: Plain,
+            thorough: bool) -> Path | None:
     """What DuckDB's single-space split may read for `path`: the file itself, a single-spaced
-    copy (appended to `made`), or None (the regex path). `plain`: whether a large file is
-    single-spaced."""
+    copy (appended to `made`), or None (the regex path). `plain`: whether a file has no tab
+    (nor FF, VT, lone CR), a memchr scan. Unless `thorough`, such a file is read as it is (its
+    runs of spaces, if any, give empty fields that send it to the regex path, as before): the
+    byte counts of single_spaced cost 5 ms a 4 MB file, 0.3 s over a 100-file campaign."""
     if path.stat().st_size > SMALL_FILE:
         return path if plain(path) else None
+    if not thorough and plain(path):
+        return path
     with open(path, "rb") as raw:
         gz = raw.read(2) == b"\x1f\x8b"
     with (gzip.open if gz else open)(path, "rb") as f:
@@ -91,13 +96,15 @@ def _source(path: Path, made: list[Path], n_fields: int, plain: Plain) -> Path |
 def spaced_sources(paths, plain: Plain, n_fields: int = 6):
     """For each path, the file DuckDB's single-space split may read instead (the file itself or
     a single-spaced temporary copy, removed on exit); None when any file needs the regex path.
-    Unreadable files give None too: the caller's own path then reports them."""
+    Unreadable files give None too: the caller's own path then reports them. One file is
+    checked thoroughly (_source)."""
+    paths = list(paths)
     made: list[Path] = []
     try:
         sources = []
         for path in paths:
             try:
-                src = _source(Path(path), made, n_fields, plain)
+                src = _source(Path(path), made, n_fields, plain, thorough=len(paths) == 1)
             except (OSError, EOFError, ValueError):      # the caller names the problem
                 src = None
             if src is None:
