@@ -3,7 +3,7 @@
 end to end, next to pytrec_eval, the ir_measures CLI and trec_eval, in the same run.
 
     python bench/bench_everyday.py [--repeat 5] [--out bench/out/everyday]
-        [--trec-eval BINARY | --trec-eval-src DIR]  [--large]
+        [--trec-eval BINARY | --trec-eval-src DIR] [--baseline CHECKOUT] [--large]
 
 Data (read from ../shared/realdata, see tests/helpers/paths.py REALDATA):
   * TREC 2003 Robust: the qrels and the 17 runs (input.InexpC2 is the everyday run: 100 topics
@@ -65,6 +65,59 @@ for path in sys.argv[2:3]:
     for m in sorted(measures):
         print(m, "all", f"{sum(v[m] for v in res.values()) / len(res):.4f}")
 """
+
+
+# Where the time of `irw eval -m map -m P.10 QRELS RUN` goes, step by step in one process, as
+# the CLI runs it (irwarehouse.cli.fast -> eval_cmd -> api.evaluate_files): CPU and wall seconds.
+STEPS_SCRIPT = r"""
+import json, sys, time
+marks = []
+def mark(label):
+    marks.append((label, time.process_time(), time.perf_counter()))
+mark("start")
+import duckdb; mark("import duckdb")
+import typer; mark("import typer")
+import irwarehouse.cli, irwarehouse.cli.eval; mark("import irwarehouse.cli")
+from irwarehouse.api import Warehouse
+from irwarehouse.engine.evaluate import EvalOptions, evaluate
+from irwarehouse.writers import render; mark("import engine, writers")
+from irwarehouse.measures import parse_measures
+from irwarehouse.store import ingest
+qrels, run = sys.argv[1], sys.argv[2]
+requests = parse_measures(["map", "P.10"]); mark("parse measures (catalog)")
+wh = Warehouse(None, macros=False, lean=True); mark("private warehouse (schema)")
+qid = wh.ingest_qrels(qrels, "files"); mark("read + check qrels")
+rids = ingest.ingest_run_files(wh.con, [run], private=True); mark("read + check run")
+result = evaluate(wh.con, rids, qid, requests, EvalOptions()); mark("evaluate (context, macros)")
+text = render(result, "trec_eval", per_topic=False); mark("render")
+wh.close(); mark("close")
+print(json.dumps([(b[0], b[1] - a[1], b[2] - a[2]) for a, b in zip(marks, marks[1:])]))
+"""
+
+
+def step_breakdown(qrels: Path, run: Path, repeat: int, env) -> str:
+    """STEPS_SCRIPT in `repeat` fresh processes: the median CPU and wall seconds of each step,
+    after `python -c pass` (the interpreter's own start)."""
+    import json
+    rows: dict[str, list[tuple[float, float]]] = {}
+    bare = Step("python start", [PY, "-c", "pass"])
+    for _ in range(repeat):
+        bare.run()
+        out = subprocess.run([PY, "-c", STEPS_SCRIPT, str(qrels), str(run)], env=env,
+                             check=True, capture_output=True, text=True).stdout
+        for label, cpu, wall in json.loads(out):
+            rows.setdefault(label, []).append((cpu, wall))
+    lines = ["| step | CPU s | wall s |", "|---|---:|---:|",
+             f"| python start (`python -c pass`) | {bare.c:.3f} | {bare.w:.3f} |"]
+    total_c, total_w = bare.c, bare.w
+    for label, values in rows.items():
+        c = statistics.median(v[0] for v in values)
+        w = statistics.median(v[1] for v in values)
+        total_c += c
+        total_w += w
+        lines.append(f"| {label} | {c:.3f} | {w:.3f} |")
+    lines.append(f"| sum | {total_c:.3f} | {total_w:.3f} |")
+    return "\n".join(lines)
 
 
 def irw_cmd() -> list[str]:
@@ -149,6 +202,9 @@ def main(argv=None) -> int:
     ap.add_argument("--trec-eval-src", type=Path, default=None)
     ap.add_argument("--seed", type=int, default=15)
     ap.add_argument("--large", action="store_true", help="also run bench/bench_eval.py")
+    ap.add_argument("--baseline", type=Path, default=None,
+                    help="a checkout of another irw version (e.g. main before this work): its "
+                    "`irw eval` is timed in the same run")
     args = ap.parse_args(argv)
     if not ROBUST.exists():
         print(f"no real data at {REALDATA}", file=sys.stderr)
@@ -189,12 +245,21 @@ def main(argv=None) -> int:
              env, "everyday"),
         Step("pytrec_eval, parse + evaluate (one process)",
              [PY, "-c", PYTREC_SCRIPT, str(qrels), str(inexp), "map,P_10"], None, "everyday"),
+        Step("DuckDB floor (bench/everyday_floor.py)",
+             [PY, str(HERE / "everyday_floor.py"), str(qrels), str(inexp)], None, "everyday"),
         Step("ir_measures CLI (AP P@10)",
              [tool("ir_measures") or "ir_measures", str(qrels), str(inexp), "AP", "P@10"],
              None, "everyday"),
     ]
     if te:
         steps.append(Step("trec_eval -O2", [te, *mp, str(qrels), str(inexp)], None, "everyday"))
+    if args.baseline:
+        subprocess.run([PY, "-m", "compileall", "-q", str(args.baseline / "irwarehouse")],
+                       check=True)
+        base_env = {**env, "PYTHONPATH": str(args.baseline)}
+        steps.append(Step(f"irw eval at {args.baseline.name} (before)",
+                          [PY, "-m", "irwarehouse.cli", "eval", *mp, str(qrels), str(inexp)],
+                          base_env, "everyday"))
     steps += [
         Step("irw eval, re-spaced copy (tabs, runs of spaces)",
              [*irw, "eval", *mp, str(qrels), str(mixed)], env, "spacing"),
@@ -226,6 +291,9 @@ def main(argv=None) -> int:
     load_after = os.getloadavg()
     print(report(steps, load_before, load_after, args.repeat, te))
     check_values(out, steps)
+    print("\nWhere irw's time goes (InexpC2, map and P.10; median of "
+          f"{args.repeat} fresh processes):\n")
+    print(step_breakdown(qrels, inexp, args.repeat, env))
     if args.large:
         cmd = [PY, str(HERE / "bench_eval.py"), "--out", str(out.parent / "large"),
                "--keep-data", "--repeat", "3"]
@@ -288,6 +356,7 @@ def check_values(out: Path, steps: list[Step]) -> None:
     irw = values(files["irw eval -m map -m P.10 (InexpC2)"])
     others = {k: values(v) for k, v in files.items()
               if k in ("pytrec_eval, parse + evaluate (one process)", "trec_eval -O2",
+                       "DuckDB floor (bench/everyday_floor.py)",
                        "irw eval, re-spaced copy (tabs, runs of spaces)")}
     bad = [f"{k}: {m} {v.get(m)} != {irw.get(m)}" for k, v in others.items()
            for m in ("map", "P_10") if v.get(m) != irw.get(m)]
