@@ -37,7 +37,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(HERE))
-from bench_eval import find_trec_eval, irw_env, run_cmd  # noqa: E402
+from bench_eval import find_trec_eval, irw_env, run_cmd
 
 PY = sys.executable
 REALDATA = Path(os.environ.get("IRW_REALDATA", REPO.parent / "shared" / "realdata"))
@@ -309,10 +309,10 @@ def report(steps: list[Step], before, after, repeat: int, te: str | None) -> str
     irw, pytrec = by["irw eval -m map -m P.10 (InexpC2)"], by[
         "pytrec_eval, parse + evaluate (one process)"]
     trec = by.get("trec_eval -O2")
-    lines = [f"load average before {before[0]:.2f} {before[1]:.2f}, after {after[0]:.2f} "
-             f"{after[1]:.2f}; {os.cpu_count()} CPUs; median of {repeat}",
-             "", "| step | wall s | CPU s | wall / pytrec_eval | wall / trec_eval | "
-             "CPU / pytrec_eval | CPU / trec_eval |", "|---|---:|---:|---:|---:|---:|---:|"]
+    lines = [(f"load average before {before[0]:.2f} {before[1]:.2f}, after {after[0]:.2f} "
+              f"{after[1]:.2f}; {os.cpu_count()} CPUs; median of {repeat}"),
+             "", ("| step | wall s | CPU s | wall / pytrec_eval | wall / trec_eval | "
+                  "CPU / pytrec_eval | CPU / trec_eval |"), "|---|---:|---:|---:|---:|---:|---:|"]
     for s in steps:
         rp = f"{s.w / pytrec.w:.2f}" if s.group in ("everyday", "spacing") else ""
         rt = f"{s.w / trec.w:.2f}" if trec and s.group in ("everyday", "spacing") else ""

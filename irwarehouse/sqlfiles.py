@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from .errors import SqlAssetError
@@ -53,7 +53,7 @@ def sections(text: str) -> dict[str, str]:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def context_section(name: str) -> str:
     """One `-- name:` section of sql/context.sql (shapes, macros, summary), read once."""
     return sections(read_sql("context.sql"))[name]
@@ -126,7 +126,7 @@ def statements(text: str):
         yield block, "\n".join(stmt) + "\n"
 
 
-@lru_cache(maxsize=None)
+@cache
 def macros_in(path: Path) -> list[MacroDef]:
     """The macros of one SQL file (cached: the catalog and all_macros both read every file)."""
     out = []
@@ -194,7 +194,7 @@ def macro_closure(names) -> list[MacroDef]:
     return list(seen.values())
 
 
-@lru_cache(maxsize=None)
+@cache
 def _reads(name: str) -> frozenset[str]:
     """The names the macro `name` and the macros it calls read (relations and others)."""
     return frozenset(r for m in macro_closure([name]) for r in m.relations)
@@ -206,7 +206,7 @@ def relations_read(names) -> list[str]:
     return list(_relations_read(tuple(names)))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _relations_read(names: tuple[str, ...]) -> tuple[str, ...]:
     # cached: the registry asks it for each of the ~140 measures, and each answer walks the
     # builders' closures again (0.1 s of every start without the cache)

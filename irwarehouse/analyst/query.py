@@ -10,7 +10,6 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 import duckdb

@@ -49,7 +49,7 @@ def sql_cmd(
         if text == "-":
             text = sys.stdin.read()
         if fmt == SqlFormat.table and out is None and not write:
-            from ..analyst.query import rows_table      # a small result: no pyarrow import
+            from ..analyst.query import rows_table  # a small result: no pyarrow import
             quick = rows_table(_warehouse_path(warehouse), text, max_rows=max_rows)
             if quick is not None:
                 sys.stdout.write(quick)

@@ -393,7 +393,7 @@ def stage_run(con: duckdb.DuckDBPyConnection, path: Path, *, keep_first: bool = 
     tag = None
     try:
         stats = None
-        from .spacing import spaced_sources     # every spacing, as one space (spacing.py)
+        from .spacing import spaced_sources  # every spacing, as one space (spacing.py)
         with spaced_sources([path], _plain) as sources:
             if sources:
                 tag = _last_tag(sources[0])
@@ -478,7 +478,7 @@ def stage_runs_bulk(con: duckdb.DuckDBPyConnection, paths: list[Path], *, digest
         facts = [file_facts(p, digest=True) if digest else (None, None) for p in paths]
     except (InputError, OSError):
         return None
-    from .spacing import spaced_sources     # every spacing, as one space (spacing.py)
+    from .spacing import spaced_sources  # every spacing, as one space (spacing.py)
     with spaced_sources(paths, _plain) as sources:
         if sources is None:
             return None
@@ -522,7 +522,7 @@ def stage_qrels(con: duckdb.DuckDBPyConnection, path: Path, *, fmt_name: str = "
                           WHEN regexp_full_match(f[4], $int) THEN TRY_CAST(f[4] AS INTEGER) END
                          AS rel, len(f) AS nf, 4 AS want"""
     try:
-        from .spacing import stage_fields       # every spacing, as one space (spacing.py)
+        from .spacing import stage_fields  # every spacing, as one space (spacing.py)
         if not stage_fields(con, path, "stage_lines", len(fmt.fields), _plain):
             _stage_lines(con, path, "stage_lines")
         con.execute(f"CREATE OR REPLACE TEMP TABLE stage_qrels AS SELECT {select} FROM stage_lines",

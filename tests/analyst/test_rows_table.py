@@ -9,10 +9,10 @@ from irwarehouse.analyst.query import rows_table, run_sql, table_text
 
 QUERIES = [
     "SELECT 1",
-    "SELECT topic, count(*) AS n, avg(value) AS mean FROM topic_score GROUP BY topic "
-    "ORDER BY topic LIMIT 7",
-    "SELECT 1.25::DECIMAL(5, 2) AS d, 3::HUGEINT AS h, true AS b, NULL::DOUBLE AS x, "
-    "'a' || repeat('y', 60) AS long, -0.5::FLOAT AS f, 'nan'::DOUBLE AS nan",
+    ("SELECT topic, count(*) AS n, avg(value) AS mean FROM topic_score GROUP BY topic "
+     "ORDER BY topic LIMIT 7"),
+    ("SELECT 1.25::DECIMAL(5, 2) AS d, 3::HUGEINT AS h, true AS b, NULL::DOUBLE AS x, "
+     "'a' || repeat('y', 60) AS long, -0.5::FLOAT AS f, 'nan'::DOUBLE AS nan"),
     "SELECT * FROM (VALUES (1, 'a'), (2, NULL)) t(k, v)",
     "SELECT 1 AS same, 2 AS same",
 ]

@@ -140,8 +140,8 @@ def test_sql_output_equals_typers(monkeypatch, tmp_path):
     wh = tmp_path / "w.duckdb"
     with Warehouse(wh) as w:
         w.ingest_qrels(TEST_DATA / "trec_eval" / "qrels.test", "c")
-    for argv in (["sql", "-w", str(wh), "SELECT topic, count(*) AS n FROM judgment GROUP BY 1 "
-                  "ORDER BY 1"],
+    for argv in (["sql", "-w", str(wh), ("SELECT topic, count(*) AS n FROM judgment "
+                                          "GROUP BY 1 ORDER BY 1")],
                  ["sql", "--format", "csv", "-w", str(wh), "SELECT 1 AS one, 'x' AS two"]):
         code, fast = _run_main(monkeypatch, argv)
         slow = CliRunner().invoke(app, argv)
