@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 _INT = re.compile(r"[+-]?[0-9]+")
+_SECONDS = re.compile(r"[0-9]+([.][0-9]+)?")
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,7 @@ COMMANDS = {
                 "-f": "fmt", "--format": "fmt", "--order": "order",
                 "--trec-eval-version": "trec_eval_version", "--qrels-format": "qrels_format",
                 "-C": "campaign", "--campaign": "campaign", "--run": "run", "--qrels": "qrels",
-                "-w": "warehouse", "--warehouse": "warehouse"},
+                "-w": "warehouse", "--warehouse": "warehouse", "--wait": "wait"},
         positional="files", many=True, lists=frozenset({"measure", "run"}),
         ints=frozenset({"level", "depth", "trec_eval_version"}),
         paths=frozenset({"warehouse"}),
@@ -49,7 +50,7 @@ COMMANDS = {
     "sql": Spec(
         flags={"--write": "write"},
         values={"--format": "fmt", "--max-rows": "max_rows", "-o": "out", "--out": "out",
-                "-w": "warehouse", "--warehouse": "warehouse"},
+                "-w": "warehouse", "--warehouse": "warehouse", "--wait": "wait"},
         positional="query", many=False, ints=frozenset({"max_rows"}),
         paths=frozenset({"out", "warehouse"}), choices={"fmt": "SqlFormat"}),
 }
@@ -102,6 +103,8 @@ def _convert(command: str, spec: Spec, param: str, value: str):
     """A value as typer would convert it; None when typer should judge it."""
     if param in spec.ints:
         return int(value) if _INT.fullmatch(value) else None
+    if param == "wait":                              # seconds >= 0 (typer judges the rest)
+        return float(value) if _SECONDS.fullmatch(value) else None
     if param in spec.choices:
         choices = _module(command).__dict__[spec.choices[param]]
         return choices(value) if value in {c.value for c in choices} else None
@@ -119,11 +122,11 @@ def _module(command: str):
 
 
 def _function(command: str):
-    if command == "eval":
-        from .eval import eval_cmd
-        return eval_cmd
-    from .analyst import sql_cmd
-    return sql_cmd
+    """The function typer calls for `command` (as registered: with common.add_wait_options'
+    --wait wrapper)."""
+    from . import app
+    return next(info.callback for info in app.registered_commands
+                if (info.name or info.callback.__name__) == command)
 
 
 def main(argv: list[str]) -> bool:

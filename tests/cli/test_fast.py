@@ -37,6 +37,7 @@ COMMAND_LINES = [
     ["-C", "camp", "-w", "wh.duckdb", "--run", "a", "--run", "b", "--qrels", "qq", "--store"],
     ["--campaign", "c", "--warehouse=w.duckdb", "-m", "all_trec"],
     ["-l", "-1", "--keep-first", "q", "r"],
+    ["--wait", "2.5", "-C", "c", "-m", "map"],
     ["-m", "map", "-m", "map", "-l", "1", "-l", "3", "q", "r"],          # the last -l wins
     ["-", "r"],
 ]
@@ -71,10 +72,8 @@ def _same(fast: dict, slow: dict, command: str = "eval") -> None:
 def _default(command: str, param: str):
     import inspect
 
-    from irwarehouse.cli.analyst import sql_cmd
-    from irwarehouse.cli.eval import eval_cmd
-    function = {"eval": eval_cmd, "sql": sql_cmd}[command]
-    return inspect.signature(function).parameters[param].default
+    from irwarehouse.cli.fast import _function
+    return inspect.signature(_function(command)).parameters[param].default
 
 
 @pytest.mark.parametrize("argv", COMMAND_LINES)
