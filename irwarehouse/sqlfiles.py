@@ -126,9 +126,15 @@ def statements(text: str):
         yield block, "\n".join(stmt) + "\n"
 
 
-@cache
 def macros_in(path: Path) -> list[MacroDef]:
-    """The macros of one SQL file (cached: the catalog and all_macros both read every file)."""
+    """The macros of one SQL file (cached by path, size and time: the catalog and all_macros
+    both read every file)."""
+    st = path.stat()
+    return _macros_in(path, st.st_size, st.st_mtime_ns)
+
+
+@lru_cache(maxsize=256)
+def _macros_in(path: Path, size: int, mtime_ns: int) -> list[MacroDef]:
     out = []
     for block, stmt in statements(path.read_text(encoding="utf-8")):
         m = _MACRO_RE.match(stmt)
@@ -173,10 +179,24 @@ def builder(relation: str) -> MacroDef:
     return mdef
 
 
-@lru_cache(maxsize=1)
+# What is derived from all_macros() (and the context shapes read with it), kept while the same
+# all_macros() result stands: clearing that cache (a changed IRW_SQL_DIR) clears these too.
+_DERIVED: dict = {}
+
+
+def _derived(key, make):
+    macros = all_macros()
+    if _DERIVED.get("of") is not macros:
+        _DERIVED.clear()
+        _DERIVED["of"] = macros
+    if key not in _DERIVED:
+        _DERIVED[key] = make()
+    return _DERIVED[key]
+
+
 def _lowered() -> dict[str, str]:
     """Every macro name by its lower-case form (DuckDB's names are case-insensitive)."""
-    return {n.lower(): n for n in all_macros()}
+    return _derived("lowered", lambda: {n.lower(): n for n in all_macros()})
 
 
 def macro_closure(names) -> list[MacroDef]:
@@ -194,19 +214,19 @@ def macro_closure(names) -> list[MacroDef]:
     return list(seen.values())
 
 
-@cache
 def _reads(name: str) -> frozenset[str]:
     """The names the macro `name` and the macros it calls read (relations and others)."""
-    return frozenset(r for m in macro_closure([name]) for r in m.relations)
+    return _derived(("reads", name),
+                    lambda: frozenset(r for m in macro_closure([name]) for r in m.relations))
 
 
 def relations_read(names) -> list[str]:
     """The context relations the macros `names` read, directly or through the relations they
     are built from (the builders' own reads), in build order (context.sql's shapes order)."""
-    return list(_relations_read(tuple(names)))
+    names = tuple(names)
+    return list(_derived(("relations", names), lambda: _relations_read(names)))
 
 
-@cache
 def _relations_read(names: tuple[str, ...]) -> tuple[str, ...]:
     # cached: the registry asks it for each of the ~140 measures, and each answer walks the
     # builders' closures again (0.1 s of every start without the cache)
