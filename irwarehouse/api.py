@@ -30,11 +30,14 @@ class Warehouse:
     """A warehouse file (or a private in-memory one when `path` is None)."""
 
     def __init__(self, path: str | Path | None = None, *, read_only: bool = False,
-                 create: bool = True, macros: bool = True, wait: float | None = None):
+                 create: bool = True, macros: bool = True, wait: float | None = None,
+                 lean: bool = False):
         """`macros=False`: create the metric macros only when an evaluation needs them;
-        `wait`: seconds to wait for a file another process holds (default 30)."""
+        `wait`: seconds to wait for a file another process holds (default 30); `lean` (in
+        memory): no analyst views, and only the macros an evaluation calls."""
         self.path = path
-        self.con = connect(path, read_only=read_only, create=create, macros=macros, wait=wait)
+        self.con = connect(path, read_only=read_only, create=create, macros=macros, wait=wait,
+                           lean=lean)
 
     def __enter__(self):
         return self
@@ -178,7 +181,7 @@ def evaluate_files(qrels: str | Path, runs: list[str | Path], measures: list[str
     Warehouse.evaluate."""
     options = options or EvalOptions()
     requests = parse_measures(measures, version=options.version, ntcir=ntcir)
-    with Warehouse(None, macros=False) as wh:
+    with Warehouse(None, macros=False, lean=True) as wh:
         qid = wh.ingest_qrels(qrels, "files", fmt=qrels_format)
         if intents is not None:
             wh.ingest_intents(intents, "files")

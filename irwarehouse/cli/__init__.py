@@ -46,6 +46,9 @@ def main() -> None:
     command whose --help explains it, rather than typer's framed usage panel."""
     import sys
 
+    from .fast import main as fast_main
+    if fast_main(sys.argv[1:]):         # `irw eval`/`irw sql` without typer's start-up (fast.py)
+        sys.exit(0)
     from typer.exceptions import TyperException
 
     from ..failures import clean

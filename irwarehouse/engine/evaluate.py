@@ -128,12 +128,13 @@ class EvalResult:
         return self
 
 
-def _option_values(opts: EvalOptions) -> dict:
-    """The context builders' parameters (sql/context.sql) for these options, as bound values."""
+def _option_values(opts: EvalOptions, con: duckdb.DuckDBPyConnection | None = None) -> dict:
+    """The context builders' parameters (sql/context.sql) for these options, as bound values
+    (`con`: see _bind)."""
     return {
         "relevance_level": opts.threshold, "judged_only": opts.judged_only,
         "max_docs": opts.depth, "sort_order": opts.order, "trec_eval_version": opts.version,
-        "complete": opts.complete, "gains": _bind(dict(opts.gains)),
+        "complete": opts.complete, "gains": _bind(dict(opts.gains), con),
     }
 
 
@@ -154,7 +155,7 @@ def build_context(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: 
     relations = set(relations or relations_read(["ev_make_run_topic"])) | {
         "ev_scope", "ev_runs", "ev_judgment", "ev_topic", "ev_full_ranked", "ev_ranked",
         "ev_run_topic"}
-    values = _option_values(opts)
+    values = _option_values(opts, con)
     con.execute("CREATE OR REPLACE TEMP TABLE ev_scope AS SELECT campaign_id, qrels_id "
                 "FROM qrels WHERE qrels_id = ?", [qrels_id])
     con.execute("CREATE OR REPLACE TEMP TABLE ev_runs AS SELECT unnest($ids::INTEGER[]) AS run_id",
@@ -211,7 +212,8 @@ def choose_plan(con: duckdb.DuckDBPyConnection, opts: EvalOptions | None = None)
     return "counting" if per_topic <= COUNTING_PLAN_MAX_JUDGED_PER_LIST else "window"
 
 
-def _macro_query(requests: list[MeasureRequest]) -> tuple[str, list]:
+def _macro_query(requests: list[MeasureRequest],
+                 con: duckdb.DuckDBPyConnection | None = None) -> tuple[str, list]:
     """One UNION ALL over the requested measures' macros; names come from the registry (the
     project's SQL files), every parameter is a bound value."""
     parts, values = [], []
@@ -224,18 +226,22 @@ def _macro_query(requests: list[MeasureRequest]) -> tuple[str, list]:
         parts.append(f"SELECT run_id, topic, ? AS measure, {columns} "
                      f"FROM {req.mdef.kernel}({placeholders})")
         values.append(req.name)
-        values.extend(_bind(a) for a in req.args)
+        values.extend(_bind(a, con) for a in req.args)
     return "\nUNION ALL\n".join(parts), values
 
 
-def _bind(value):
+def _bind(value, con: duckdb.DuckDBPyConnection | None = None):
+    """A parameter as a bound value; a dict as a MAP(INTEGER, DOUBLE). `con`: the connection
+    whose type functions make the MAP type (duckdb's module-level ones start a default
+    connection first: 0.02 s)."""
     if isinstance(value, dict):
         # Keep the order the pairs were given in: trec_eval's gain table (G, ndcg_rel, Rndcg)
         # lists the level=gain parameters first, in that order, and the order decides ties
         # between gains less than 1 apart (sql/metrics/gain.sql).
         keys = list(value)
+        types = con if con is not None else duckdb
         return duckdb.Value({"key": keys, "value": [value[k] for k in keys]},
-                            duckdb.map_type(duckdb.sqltype("INTEGER"), duckdb.sqltype("DOUBLE")))
+                            types.map_type(types.sqltype("INTEGER"), types.sqltype("DOUBLE")))
     return value
 
 
@@ -288,7 +294,7 @@ def evaluate(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: int,
         # A few macros per statement: planning one UNION ALL of many macros grows faster than
         # linearly (52 NTCIREVAL macros: seconds in one statement, a fraction in small batches).
         for i in range(0, len(group), MACROS_PER_STATEMENT):
-            query, values = _macro_query(group[i:i + MACROS_PER_STATEMENT])
+            query, values = _macro_query(group[i:i + MACROS_PER_STATEMENT], con)
             con.execute(f"INSERT INTO ev_scores {query}", values)
             done += 1
             report(done, total)

@@ -123,6 +123,11 @@ def _file_facts(path: Path, digest: bool) -> Facts:
     return facts
 
 
+def _plain(path: Path) -> bool:
+    """Whether a file is single-space separated (spacing.py's test of a large file)."""
+    return file_facts(path, digest=False).single_spaced
+
+
 def _mapped_scan(path: Path) -> tuple[bool, bool]:
     """(clean, single_spaced) of an uncompressed file, mapped whole: a few memchr scans and no
     copies; a file with carriage returns is read block by block (a mmap cannot count them)."""
@@ -387,12 +392,20 @@ def _stage_run_regex(con: duckdb.DuckDBPyConnection, path: Path) -> None:
     con.execute("DROP TABLE stage_lines")
 
 
+SMALL_TABLE = 2_000_000      # rows: below, _has_duplicate_keys groups in DuckDB
+
+
 def _has_duplicate_keys(con: duckdb.DuckDBPyConnection, table: str, key: str,
                         hashed: str) -> bool:
     """Whether `table` holds a `key` (e.g. fi, topic, doc) twice; `hashed` is its 64-bit hash
     (a stored column or an expression). Sorting the hashes in numpy is several times cheaper
     than DuckDB's count(DISTINCT ...) over 7M rows (0.15 s vs 0.5 s); equal neighbours may be a
-    hash collision, so only then are the keys compared exactly."""
+    hash collision, so only then are the keys compared exactly. A small table is checked in
+    DuckDB alone (importing numpy costs 0.1-0.25 s, more than the whole check)."""
+    if con.execute(f"SELECT count(*) < {SMALL_TABLE} FROM {table}").fetchone()[0]:
+        return con.execute(f"""
+            SELECT EXISTS (SELECT 1 FROM {table} GROUP BY {key}
+                           HAVING count(*) > 1)""").fetchone()[0]
     hashes = con.execute(f"SELECT {hashed} AS h FROM {table}").fetchnumpy()["h"]
     hashes.sort()
     if not (hashes[1:] == hashes[:-1]).any():
@@ -414,12 +427,15 @@ def stage_run(con: duckdb.DuckDBPyConnection, path: Path, *, keep_first: bool = 
         raise locate_error(path, fmt)
     try:
         stats = None
-        if facts.single_spaced:
-            tag = _last_tag(path)
-            try:
-                stats = _stage_fast(con, [str(path)], "stage_run", keep_tag=tag is None)
-            except (duckdb.InvalidInputException, duckdb.ConversionException):
-                stats = None
+        from .spacing import spaced_sources  # every spacing, as one space (spacing.py)
+        with spaced_sources([path], _plain) as sources:
+            if sources:
+                tag = _last_tag(sources[0])
+                try:
+                    stats = _stage_fast(con, [str(sources[0])], "stage_run",
+                                        keep_tag=tag is None)
+                except (duckdb.InvalidInputException, duckdb.ConversionException):
+                    stats = None
         # A bad row of the fast path may be a comment line: the regex path decides.
         hashed = "key_hash"
         if stats and not stats[0][2]:
@@ -509,16 +525,22 @@ def stage_runs_bulk(con: duckdb.DuckDBPyConnection, paths: list[Path], *, digest
         facts = [file_facts(p, digest=digest) for p in paths]
     except (InputError, OSError):
         return None
-    if not all(f.single_spaced and f.clean for f in facts):
+    if not all(f.clean for f in facts):
         return None
-    tags = [_last_tag(p) for p in paths]
-    keep_tag = any(t is None for t in tags)
-    try:
-        stats = _stage_fast(con, names, "stage_runs", keep_tag=keep_tag, temp=temp)
-        clean = (len(stats) == len(paths) and not any(bad for _, _, bad, _ in stats)
-                 and not _has_duplicate_keys(con, "stage_runs", "fi, topic, doc", "key_hash"))
-    except duckdb.Error:
-        clean = False
+    from .spacing import spaced_sources  # every spacing, as one space (spacing.py)
+    with spaced_sources(paths, _plain) as sources:
+        if sources is None:
+            return None
+        tags = [_last_tag(p) for p in sources]
+        keep_tag = any(t is None for t in tags)
+        try:
+            stats = _stage_fast(con, [str(p) for p in sources], "stage_runs", keep_tag=keep_tag,
+                                temp=temp)
+            clean = (len(stats) == len(paths) and not any(bad for _, _, bad, _ in stats)
+                     and not _has_duplicate_keys(con, "stage_runs", "fi, topic, doc",
+                                                 "key_hash"))
+        except duckdb.Error:
+            clean = False
     if not clean:
         con.execute("DROP TABLE IF EXISTS stage_runs")
         return None
@@ -555,7 +577,9 @@ def stage_qrels(con: duckdb.DuckDBPyConnection, path: Path, *, fmt_name: str = "
                           WHEN regexp_full_match(f[4], $int) THEN TRY_CAST(f[4] AS INTEGER) END
                          AS rel, len(f) AS nf, 4 AS want"""
     try:
-        _stage_lines(con, path, "stage_lines")
+        from .spacing import stage_fields  # every spacing, as one space (spacing.py)
+        if not stage_fields(con, path, "stage_lines", len(fmt.fields), _plain):
+            _stage_lines(con, path, "stage_lines")
         con.execute(f"CREATE OR REPLACE TEMP TABLE stage_qrels AS SELECT {select} FROM stage_lines",
                     {"int": INT_PATTERN})
         bad = con.execute("SELECT count(*) FROM stage_qrels WHERE nf <> want OR rel IS NULL"

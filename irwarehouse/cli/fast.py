@@ -1,0 +1,150 @@
+"""`irw eval` and `irw sql` without typer's start-up, for the commands people run most (a shell
+loop over run files: `irw eval -m map -m P.10 QRELS RUN`; a quick `irw sql "SELECT ..."`).
+
+typer validates every parameter through a pydantic TypeAdapter, the group's own --debug too, so
+any command imports pydantic and builds adapters before it runs: 0.1-0.2 s of CPU, about what
+evaluating a TREC-size run takes. `parse_args` reads the everyday forms of these commands'
+arguments itself and hands the command function the values typer would have given it
+(tests/cli/test_fast.py compares the two on many command lines). Anything it does not know
+(`--help`, an option outside the command's table, a bad value, `-qc`, `--`, `-f FILE` whose
+checks typer makes, a word starting with `-` where a value may be a file) returns None, and
+typer parses the command line as before, with its own messages.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+_INT = re.compile(r"[+-]?[0-9]+")
+_SECONDS = re.compile(r"[0-9]+([.][0-9]+)?")
+
+
+@dataclass(frozen=True)
+class Spec:
+    """The options of one command that the fast path knows: spelling -> parameter."""
+    flags: dict[str, str]
+    values: dict[str, str]
+    positional: str                                  # the parameter of the positional words
+    many: bool                                       # the positional parameter is a list
+    lists: frozenset[str] = frozenset()
+    ints: frozenset[str] = frozenset()
+    paths: frozenset[str] = frozenset()
+    choices: dict[str, str] = field(default_factory=dict)   # parameter -> Enum in .common/.mod
+
+
+COMMANDS = {
+    "eval": Spec(
+        flags={"-q": "query", "-c": "complete", "-J": "judged_only", "--store": "store",
+               "--keep-first": "keep_first"},
+        values={"-m": "measure", "--measure": "measure", "-l": "level", "-M": "depth",
+                "-f": "fmt", "--format": "fmt", "--order": "order",
+                "--trec-eval-version": "trec_eval_version", "--qrels-format": "qrels_format",
+                "-C": "campaign", "--campaign": "campaign", "--run": "run", "--qrels": "qrels",
+                "-w": "warehouse", "--warehouse": "warehouse", "--wait": "wait"},
+        positional="files", many=True, lists=frozenset({"measure", "run"}),
+        ints=frozenset({"level", "depth", "trec_eval_version"}),
+        paths=frozenset({"warehouse"}),
+        choices={"fmt": "Format", "order": "Order", "qrels_format": "QrelsFormat"}),
+    "sql": Spec(
+        flags={"--write": "write"},
+        values={"--format": "fmt", "--max-rows": "max_rows", "-o": "out", "--out": "out",
+                "-w": "warehouse", "--warehouse": "warehouse", "--wait": "wait"},
+        positional="query", many=False, ints=frozenset({"max_rows"}),
+        paths=frozenset({"out", "warehouse"}), choices={"fmt": "SqlFormat"}),
+}
+
+
+def parse_args(command: str, argv: list[str]) -> dict | None:
+    """The keyword arguments of `command`'s function for `argv` (the words after the command
+    name), or None when typer should parse them. Only the parameters given are returned; the
+    function's defaults apply to the others, as they do under typer."""
+    spec = COMMANDS[command]
+    out: dict = {}
+    words: list[str] = []
+    i = 0
+    while i < len(argv):
+        word = argv[i]
+        i += 1
+        if not word.startswith("-") or word == "-":
+            words.append(word)
+            continue
+        name, eq, value = word.partition("=")
+        if name in spec.flags and not eq:
+            out[spec.flags[name]] = True
+            continue
+        if name not in spec.values or (eq and not name.startswith("--")):
+            return None
+        if not eq:
+            if i == len(argv):
+                return None
+            value = argv[i]
+            i += 1
+        param = spec.values[name]
+        converted = _convert(command, spec, param, value)
+        if converted is None:
+            return None
+        if param in spec.lists:
+            out.setdefault(param, []).append(converted)
+        else:
+            out[param] = converted
+    if spec.many and words:
+        out[spec.positional] = [Path(w) for w in words]
+    elif not spec.many:
+        if len(words) > 1:
+            return None                              # typer's "unexpected extra argument"
+        if words:
+            out[spec.positional] = words[0]
+    return out
+
+
+def _convert(command: str, spec: Spec, param: str, value: str):
+    """A value as typer would convert it; None when typer should judge it."""
+    if param in spec.ints:
+        return int(value) if _INT.fullmatch(value) else None
+    if param == "wait":                              # seconds >= 0 (typer judges the rest)
+        return float(value) if _SECONDS.fullmatch(value) else None
+    if param in spec.choices:
+        choices = _module(command).__dict__[spec.choices[param]]
+        return choices(value) if value in {c.value for c in choices} else None
+    if param in spec.paths:
+        return Path(value)
+    return value
+
+
+def _module(command: str):
+    if command == "eval":
+        from . import common
+        return common
+    from . import analyst
+    return analyst
+
+
+def _function(command: str):
+    """The function typer calls for `command` (as registered: with common.add_wait_options'
+    --wait wrapper)."""
+    from . import app
+    return next(info.callback for info in app.registered_commands
+                if (info.name or info.callback.__name__) == command)
+
+
+def main(argv: list[str]) -> bool:
+    """Run `irw [--debug] eval|sql ...` without typer when parse_args knows its arguments;
+    False (nothing done) otherwise."""
+    debug = argv[:1] == ["--debug"]
+    words = argv[1:] if debug else argv
+    if not words or words[0] not in COMMANDS:
+        return False
+    kwargs = parse_args(words[0], words[1:])
+    if kwargs is None:
+        return False
+    import typer
+
+    from .common import DEBUG
+    DEBUG["on"] = debug
+    try:
+        _function(words[0])(**kwargs)
+    except typer.Exit as exc:
+        raise SystemExit(exc.exit_code) from None
+    return True

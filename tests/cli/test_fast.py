@@ -1,0 +1,153 @@
+"""`irw eval` and `irw sql` without typer (irwarehouse/cli/fast.py): the values it hands the
+command function are the ones typer gives it for the same command line, and anything it does not
+know is left to typer."""
+
+from __future__ import annotations
+
+import io
+import sys
+from contextlib import redirect_stdout
+
+import pytest
+import typer.main
+from typer.testing import CliRunner
+
+from irwarehouse.cli import app, main
+from irwarehouse.cli.fast import parse_args
+from tests.helpers.paths import TEST_DATA
+
+# parameters whose "not given" typer spells as an empty tuple and eval_cmd as None
+_LISTS = ("files", "measure", "run")
+
+SQL_COMMAND_LINES = [
+    ["SELECT 1"], ["-w", "w.duckdb", "SELECT 1"], ["SELECT 1", "--format", "csv"],
+    ["--format=json", "--max-rows", "5", "-o", "x.json", "-"], ["--write", "DROP TABLE x"], [],
+]
+SQL_LEFT_TO_TYPER = [["-f", "q.sql"], ["--file", "q.sql"], ["a", "b"], ["--format", "xml", "q"],
+                     ["--max-rows", "many", "q"], ["--help"]]
+
+COMMAND_LINES = [
+    ["q", "r"],
+    ["-m", "map", "-m", "P.10", "q", "r"],
+    ["q", "-m", "map", "r1", "r2", "--measure", "ndcg_cut.10"],
+    ["--measure=map", "-q", "-c", "-J", "q", "r"],
+    ["-l", "2", "-M", "100", "-f", "tsv", "q", "r"],
+    ["--format", "ntcireval", "--order", "file", "--qrels-format", "ntcir_qrels", "q", "r"],
+    ["--format=json", "--trec-eval-version", "10", "q", "r"],
+    ["-C", "camp", "-w", "wh.duckdb", "--run", "a", "--run", "b", "--qrels", "qq", "--store"],
+    ["--campaign", "c", "--warehouse=w.duckdb", "-m", "all_trec"],
+    ["-l", "-1", "--keep-first", "q", "r"],
+    ["--wait", "2.5", "-C", "c", "-m", "map"],
+    ["-m", "map", "-m", "map", "-l", "1", "-l", "3", "q", "r"],          # the last -l wins
+    ["-", "r"],
+]
+
+LEFT_TO_TYPER = [
+    ["--help"], ["q", "r", "--help"], ["-qc", "q", "r"], ["-mmap", "q", "r"],
+    ["-m"], ["-l", "x", "q", "r"], ["-f", "nope", "q", "r"], ["--", "-q", "r"],
+    ["--gains", "1:2", "q", "r"], ["-m=map", "q", "r"], ["--no-store", "q", "r"],
+    ["-q=1", "q", "r"],
+]
+
+
+def typer_params(argv: list[str], name: str = "eval") -> dict:
+    """The values typer's parser gives the command function for `irw NAME ARGV`."""
+    group = typer.main.get_command(app)
+    ctx = group.make_context("irw", [name, *argv])
+    command = group.get_command(ctx, name)
+    return command.make_context(name, list(argv), parent=ctx).params
+
+
+def _same(fast: dict, slow: dict, command: str = "eval") -> None:
+    for param, value in slow.items():
+        got = fast.get(param)
+        if param in _LISTS:
+            assert list(got or []) == list(value or []), param
+        elif param in fast:
+            assert got == value and type(got) is type(value), param
+        else:                                         # not given: the default applies
+            assert value == _default(command, param), param
+
+
+def _default(command: str, param: str):
+    import inspect
+
+    from irwarehouse.cli.fast import _function
+    return inspect.signature(_function(command)).parameters[param].default
+
+
+@pytest.mark.parametrize("argv", COMMAND_LINES)
+def test_same_values_as_typer(argv):
+    fast = parse_args("eval", argv)
+    assert fast is not None
+    _same(fast, typer_params(argv))
+
+
+@pytest.mark.parametrize("argv", SQL_COMMAND_LINES)
+def test_sql_same_values_as_typer(argv):
+    fast = parse_args("sql", argv)
+    assert fast is not None
+    _same(fast, typer_params(argv, "sql"), "sql")
+
+
+@pytest.mark.parametrize("argv", LEFT_TO_TYPER)
+def test_unknown_forms_are_left_to_typer(argv):
+    assert parse_args("eval", argv) is None
+
+
+@pytest.mark.parametrize("argv", SQL_LEFT_TO_TYPER)
+def test_unknown_sql_forms_are_left_to_typer(argv):
+    assert parse_args("sql", argv) is None
+
+
+def _run_main(monkeypatch, argv: list[str]) -> tuple[int, str]:
+    monkeypatch.setattr(sys, "argv", ["irw", *argv])
+    out = io.StringIO()
+    code = 0
+    with redirect_stdout(out):
+        try:
+            main()
+        except SystemExit as exc:
+            code = exc.code or 0
+    return code, out.getvalue()
+
+
+def test_output_equals_typers(monkeypatch):
+    qrels, run = TEST_DATA / "trec_eval" / "qrels.test", TEST_DATA / "trec_eval" / "results.test"
+    for argv in (["eval", "-m", "map", "-m", "P.10", str(qrels), str(run)],
+                 ["eval", "-q", "-m", "ndcg_cut.10", "-f", "tsv", str(qrels), str(run)],
+                 ["--debug", "eval", "-m", "official", str(qrels), str(run)]):
+        code, fast = _run_main(monkeypatch, argv)
+        slow = CliRunner().invoke(app, argv)
+        assert code == slow.exit_code == 0
+        assert fast == slow.stdout and fast.strip()
+
+
+def test_errors_exit_1_with_one_line(monkeypatch, capsys, tmp_path):
+    code, _ = _run_main(monkeypatch, ["eval", "-m", "map", str(TEST_DATA / "trec_eval" / "qrels.test"),
+                                      str(tmp_path / "missing")])
+    assert code == 1
+    assert capsys.readouterr().err == f"irw: error: {tmp_path / 'missing'}: no such file\n"
+    code, _ = _run_main(monkeypatch, ["eval", "-m", "nosuch", str(TEST_DATA / "trec_eval" / "qrels.test"),
+                                      str(TEST_DATA / "trec_eval" / "results.test")])
+    assert code == 1
+    assert capsys.readouterr().err.startswith("irw: error: unknown measure 'nosuch'")
+
+
+def test_sql_output_equals_typers(monkeypatch, tmp_path):
+    from irwarehouse.api import Warehouse
+    wh = tmp_path / "w.duckdb"
+    with Warehouse(wh) as w:
+        w.ingest_qrels(TEST_DATA / "trec_eval" / "qrels.test", "c")
+    for argv in (["sql", "-w", str(wh), ("SELECT topic, count(*) AS n FROM judgment "
+                                          "GROUP BY 1 ORDER BY 1")],
+                 ["sql", "--format", "csv", "-w", str(wh), "SELECT 1 AS one, 'x' AS two"]):
+        code, fast = _run_main(monkeypatch, argv)
+        slow = CliRunner().invoke(app, argv)
+        assert code == slow.exit_code == 0
+        assert fast == slow.stdout and fast.strip()
+
+
+def test_typer_still_parses_what_the_fast_path_leaves(monkeypatch):
+    code, out = _run_main(monkeypatch, ["eval", "--help"])
+    assert code == 0 and "Evaluate runs, like trec_eval" in out
