@@ -101,11 +101,13 @@ def callable_sql(mdef: MeasureDef) -> str:
 
 def catalog_rows(defs: list[MeasureDef]) -> list[tuple]:
     """The rows of the `measure_catalog` table (sql/schema.sql)."""
+    from .spark.portability import measure_portability
     rows = []
     for mdef in defs:
         params = [{"name": n, "type": t, "default": d}
                   for n, t, d in [("campaign", "VARCHAR", "(required)"),
                                   *callable_params(mdef)]]
         rows.append((mdef.name, mdef.macro, params, mdef.summary, mdef.kind, mdef.per_topic,
-                     mdef.doc, mdef.source, mdef.family, mdef.kernel, list(mdef.context)))
+                     mdef.doc, mdef.source, mdef.family, mdef.kernel, list(mdef.context),
+                     *measure_portability(mdef)))
     return rows

@@ -12,6 +12,7 @@ from typing import Annotated, Optional
 import typer
 
 from .cliopts import TIE_RULE_HELP, Missing, TableFormat, TieRule
+from .spark.cli import DATA_HELP, ENGINE_HELP, MASTER_HELP, Engine
 
 app = typer.Typer(help="irwarehouse: IR evaluation in a DuckDB warehouse.", no_args_is_help=True,
                   add_completion=False, pretty_exceptions_enable=False)
@@ -276,6 +277,11 @@ def eval_cmd(
     doclengths_chars: Annotated[Optional[Path], typer.Option(
         help="Document lengths in characters (docno<TAB>chars) for the U-measure with QRELS "
         "RUN files.")] = None,
+    # -- Spark (irwarehouse.spark) -----------------------------------------------------------
+    engine: Annotated[Engine, typer.Option(help=ENGINE_HELP)] = Engine.duckdb,
+    spark_master: Annotated[Optional[str], typer.Option("--spark-master", help=MASTER_HELP)]
+    = None,
+    data: Annotated[Optional[Path], typer.Option("--data", help=DATA_HELP)] = None,
 ):
     """Evaluate runs, like trec_eval: `irw eval QRELS RUN -m map -m P.10` or `--campaign C`.
     `--format ntcireval` prints ntcir_eval's .nev (its full set when no -m is given), over the
@@ -305,6 +311,20 @@ def eval_cmd(
                            gains=_diversity_gains(gains))
         # the whole .Dnev / .DINnev / .nevIA files need NTCIREVAL's gcompute blocks
         blocks = fmt == Format.ntcireval
+        if engine == Engine.spark:
+            if files or blocks:
+                raise IrwError("--engine spark evaluates a stored campaign (--campaign C, "
+                               "--data DIR), in any layout but --format ntcireval")
+            from .spark.cli import eval_spark
+            result = eval_spark(campaign=campaign, measure_names=measure_names, opts=opts,
+                                runs=run, qrels=qrels, store=store,
+                                warehouse=_warehouse_path(warehouse), data=data,
+                                master=spark_master, ntcir=ntcir,
+                                progress=_progress_bar("evaluating on Spark"))
+            sys.stdout.write(render(result, fmt.value, per_topic=query))
+            return
+        if spark_master or data:
+            raise IrwError("--spark-master and --data are for --engine spark")
         if campaign:
             if files:
                 raise IrwError("give either files or --campaign, not both")
@@ -479,6 +499,12 @@ def sql_cmd(
     write: Annotated[bool, typer.Option("--write", help="Allow statements that change the "
                      "warehouse or read files (no guard, read-write connection).")] = False,
     warehouse: WarehouseOpt = None,
+    engine: Annotated[Engine, typer.Option(help=ENGINE_HELP)] = Engine.duckdb,
+    explain: Annotated[bool, typer.Option("--explain", help="--engine spark: print the query "
+                       "as Spark SQL (metric macros inlined) instead of running it.")] = False,
+    spark_master: Annotated[Optional[str], typer.Option("--spark-master", help=MASTER_HELP)]
+    = None,
+    data: Annotated[Optional[Path], typer.Option("--data", help=DATA_HELP)] = None,
 ):
     """Run analyst SQL on the warehouse: one read-only query unless --write."""
     def body():
@@ -489,6 +515,18 @@ def sql_cmd(
         text = file.read_text(encoding="utf-8") if file else query
         if text == "-":
             text = sys.stdin.read()
+        if engine == Engine.spark:
+            if write:
+                raise IrwError("--write is for the warehouse itself, not --engine spark")
+            from .spark.cli import sql_spark
+            shown = sql_spark(text=text, explain=explain, warehouse=_warehouse_path(warehouse),
+                              data=data, master=spark_master, fmt=fmt.value, out=out,
+                              max_rows=max_rows)
+            if shown is not None:
+                typer.echo(shown)
+            return
+        if explain or spark_master or data:
+            raise IrwError("--explain, --spark-master and --data are for --engine spark")
         with query_stream(_warehouse_path(warehouse), text, write=write) as result:
             write_result(result, fmt.value, out=out, max_rows=max_rows)
     _guard(body)
@@ -526,9 +564,11 @@ class ExportFormat(str, Enum):
     arrow = "arrow"
 
 
-export_app = typer.Typer(help="Write scores or runs of a campaign as Parquet, CSV or Arrow.",
+export_app = typer.Typer(help="Write scores, runs or a whole campaign as Parquet, CSV or Arrow.",
                          no_args_is_help=True)
 app.add_typer(export_app, name="export")
+from .spark.cli import register as _register_spark  # noqa: E402  (export campaign)
+_register_spark(export_app, _guard, _warehouse_path)
 
 
 def _export(kind: str, campaign: str, fmt: ExportFormat, out: Path, measure, warehouse) -> None:

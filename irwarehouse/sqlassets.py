@@ -316,6 +316,7 @@ def sql_digest() -> str:
     import hashlib
     h = hashlib.sha256()
     for path in [sql_dir() / "schema.sql", sql_dir() / "context.sql", *metric_files(),
-                 Path(__file__).with_name("catalog.py")]:
+                 Path(__file__).with_name("catalog.py"),
+                 Path(__file__).parent / "spark" / "portability.py"]:
         h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     return h.hexdigest()

@@ -154,8 +154,9 @@ def upgrade(con: duckdb.DuckDBPyConnection) -> None:
         for mdef in defs:
             con.execute(callable_sql(mdef))
         con.execute("DELETE FROM measure_catalog")
-        con.executemany("INSERT INTO measure_catalog VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                        catalog_rows(defs))
+        rows = catalog_rows(defs)
+        con.executemany(f"INSERT INTO measure_catalog VALUES ({', '.join('?' * len(rows[0]))})",
+                        rows)
         _backfill(con)
         con.execute("INSERT OR REPLACE INTO irw_meta VALUES (?, ?)", [DIGEST_KEY, digest])
         con.execute("COMMIT")

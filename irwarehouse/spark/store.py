@@ -1,0 +1,44 @@
+"""`irw eval --engine spark --store`: per-topic values computed on Spark into the warehouse's
+`score` table, exactly as a DuckDB evaluation stores them (api.Warehouse._store: the same
+measure names, options and definition hashes), so that compare, meta and the views read them
+alike. Runs are matched by name: the Spark side may have read an export of another copy."""
+
+from __future__ import annotations
+
+from ..errors import WarehouseError
+from ..evaluate import EvalResult
+
+
+def store_result(warehouse: str, campaign: str, result: EvalResult, *,
+                 qrels: str | None = None) -> int:
+    """Store `result` (irwarehouse.spark.engine.evaluate_spark) for `campaign`; returns the
+    number of per-topic values written."""
+    import pyarrow as pa
+
+    from ..api import Warehouse
+    with Warehouse(warehouse, create=False) as wh:
+        qid = wh.qrels_id(campaign, qrels)
+        ids = dict(wh.con.execute("""
+            SELECT r.name, r.run_id FROM run r JOIN campaign c USING (campaign_id)
+            WHERE c.name = ?""", [campaign]).fetchall())
+        rows = result.per_topic.to_pylist()
+        missing = sorted({r["run"] for r in rows} - set(ids))
+        if missing:
+            raise WarehouseError(f"run {missing[0]!r} is not in campaign {campaign!r} of "
+                                 f"{warehouse}; nothing stored")
+        scores = pa.table({
+            "run_id": pa.array([ids[r["run"]] for r in rows], pa.int32()),
+            "topic": [r["topic"] for r in rows], "measure": [r["measure"] for r in rows],
+            "value": pa.array([r["value"] for r in rows], pa.float64()),
+            "text": pa.array([r["text"] for r in rows], pa.string())})
+        runs = pa.table({"run_id": pa.array(sorted({ids[r["run"]] for r in rows}), pa.int32())})
+        wh.con.register("ev_spark_scores", scores)
+        wh.con.register("ev_spark_runs", runs)
+        try:
+            wh.con.execute("CREATE OR REPLACE TEMP TABLE ev_scores AS FROM ev_spark_scores")
+            wh.con.execute("CREATE OR REPLACE TEMP TABLE ev_runs AS FROM ev_spark_runs")
+        finally:
+            wh.con.unregister("ev_spark_scores")
+            wh.con.unregister("ev_spark_runs")
+        wh._store(result, qid)          # the one way scores are written (api.py)
+    return len(rows)
