@@ -14,9 +14,9 @@ import argparse
 import statistics
 import time
 
-from irwarehouse.evaluate import EvalOptions, evaluate
+from irwarehouse.engine.evaluate import EvalOptions, evaluate
 from irwarehouse.measures import NtcirSettings, parse_measures
-from irwarehouse.warehouse import connect
+from irwarehouse.store.connection import connect
 
 
 def build(con, topics: int, depth: int, judged: int) -> tuple[int, int]:

@@ -28,7 +28,6 @@ import argparse
 import json
 import os
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -40,7 +39,7 @@ REPO = HERE.parent
 PY = sys.executable
 MEASURES = ["map", "P.10", "ndcg_cut.10", "recip_rank"]
 sys.path.insert(0, str(HERE))
-from bench_eval import gen_campaign, irw, irw_env, run_cmd  # noqa: E402
+from bench_eval import gen_campaign, irw, irw_env, run_cmd
 
 
 def mflags() -> list[str]:
@@ -54,13 +53,15 @@ def child(args) -> None:
     JSON line: {"engine", "workers", "points": [[N, seconds, rows]], "values": {...}}."""
     sys.path.insert(0, str(REPO))
     from irwarehouse.evaluate import EvalOptions
+
     from irwarehouse.measures import parse_measures
     requests = parse_measures(MEASURES)
     subsets = [int(x) for x in args.subsets.split(",")]
     points, values, extra = [], {}, {}
     if args.engine == "duckdb":
-        from irwarehouse.api import Warehouse
         from irwarehouse.evaluate import evaluate
+
+        from irwarehouse.api import Warehouse
         with Warehouse(args.warehouse, read_only=True) as wh:
             wh.con.execute(f"SET threads = {int(args.workers)}")
             names = sorted(n for (n,) in wh.con.execute("SELECT name FROM run").fetchall())

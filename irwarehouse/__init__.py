@@ -2,7 +2,7 @@
 
 __version__ = "0.1.0"
 
-__all__ = ["Warehouse", "evaluate_files", "EvalOptions"]
+__all__ = ["EvalOptions", "Warehouse", "evaluate_files"]
 
 
 def __getattr__(name):
@@ -11,6 +11,6 @@ def __getattr__(name):
         from . import api
         return getattr(api, name)
     if name == "EvalOptions":
-        from .evaluate import EvalOptions
+        from .engine.evaluate import EvalOptions
         return EvalOptions
     raise AttributeError(name)

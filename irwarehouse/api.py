@@ -14,12 +14,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import ingest as _ingest
+from .engine.evaluate import EvalOptions, EvalResult, evaluate
 from .errors import WarehouseError
-from .evaluate import EvalOptions, EvalResult, definition_hash, evaluate
-from .ingest import transaction
 from .measures import NtcirSettings, parse_measures, wants_runid
-from .warehouse import connect
+from .store import ingest as _ingest
+from .store.connection import connect
+from .store.results import store_scores
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -80,9 +80,9 @@ class Warehouse:
         for TBG and the U-measure."""
         return _ingest.ingest_doclengths(self.con, path, campaign, unit=unit)
 
-    def assign_intent_probabilities(self, campaign: str, *, scheme: str = "seed001",
+    def assign_intent_probabilities(self, campaign: str, *, scheme: str = "sakai2013",
                                     qrels: str | None = None) -> int:
-        """Probabilities by scheme (uniform / seed001) for every intent of the campaign."""
+        """Probabilities by scheme (uniform / sakai2013) for every intent of the campaign."""
         return _ingest.assign_intent_probabilities(self.con, campaign, scheme=scheme,
                                                    qrels_name=qrels)
 
@@ -134,44 +134,18 @@ class Warehouse:
                           gcompute=gcompute)
         result.runid = wants_runid(measures)
         if store:
-            self._store(result, qid)
+            store_scores(self.con, result, qid)
         return result.with_arrow() if arrow else result
 
     def cg_curves(self, campaign: str, *, runs: list[str] | None = None,
                   qrels: str | None = None, depth: int = 20, log_base: float = 2.0,
                   variant: str = "jk", gains: dict[int, float] | None = None,
                   average: bool = False, options: EvalOptions | None = None) -> pa.Table:
-        """CG/DCG/nCG/nDCG curves by rank (irwarehouse.curves.cg_curves) as Arrow."""
-        from .curves import cg_curves
+        """CG/DCG/nCG/nDCG curves by rank (irwarehouse.engine.curves.cg_curves) as Arrow."""
+        from .engine.curves import cg_curves
         return cg_curves(self.con, self.run_ids(campaign, runs), self.qrels_id(campaign, qrels),
                          depth=depth, log_base=log_base, variant=variant, gains=gains,
                          average=average, options=options)
-
-    def _store(self, result: EvalResult, qrels_id: int) -> None:
-        import pyarrow as pa
-        meta = pa.table({
-            "measure": [r.name for r in result.requests],
-            "family": [r.mdef.name for r in result.requests],      # its measure_catalog row
-            "params": [r.params_text for r in result.requests],
-            "definition_hash": [definition_hash(r) for r in result.requests],
-        })
-        self.con.register("ev_store_meta", meta)
-        try:
-            with transaction(self.con):
-                self.con.execute("""
-                    DELETE FROM score WHERE qrels_id = ? AND options = ?
-                      AND run_id IN (SELECT run_id FROM ev_runs)
-                      AND measure IN (SELECT measure FROM ev_store_meta)""",
-                                 [qrels_id, result.options.describe()])
-                self.con.execute("""
-                    INSERT INTO score (run_id, qrels_id, topic, measure, family, params, options,
-                                       value, text, definition_hash)
-                    SELECT s.run_id, ?, s.topic, s.measure, m.family, m.params, ?, s.value,
-                           s.text, m.definition_hash
-                    FROM ev_scores s JOIN ev_store_meta m ON m.measure = s.measure""",
-                                 [qrels_id, result.options.describe()])
-        finally:
-            self.con.unregister("ev_store_meta")
 
     def scores(self, campaign: str | None = None, measure: str | None = None) -> pa.Table:
         """Stored per-topic scores (the `topic_score` view) as Arrow."""
@@ -211,3 +185,44 @@ def evaluate_files(qrels: str | Path, runs: list[str | Path], measures: list[str
                           gcompute=gcompute)
         result.runid = wants_runid(measures)
         return result.with_arrow() if arrow else result
+
+
+def evaluate_rel_res(rel: str | Path, res: str | Path, *, gains: dict | None = None,
+                     cutoffs: tuple = (1000,), topic: str = "", judged_only: bool = False,
+                     measures: list[str] | None = None) -> str:
+    """`ntcir_eval label [-j] -r REL < RES | ntcir_eval compute -r REL -g ... -cutoffs ...
+    -out TOPIC` on NTCIREVAL's per-topic files: the .nev block of one topic (nothing when the
+    topic has no relevant document). `measures` defaults to ntcir_eval's full set
+    (`ntcireval-j` adds the `compute -j` lines). A document listed twice in the .res file is
+    kept once (ntcir_eval would count it twice)."""
+    import pyarrow as pa
+
+    from .formats.ntcir import read_rel, read_res
+    from .writers.ntcireval import nev_text
+    judged = read_rel(rel)
+    docs = list(dict.fromkeys(read_res(res)))
+    settings = NtcirSettings(gains=dict(gains or {}), cutoffs=tuple(cutoffs), prefer=True)
+    requests = parse_measures(measures or [], ntcir=settings)
+    con = connect(None)
+    try:
+        cid = con.execute("INSERT INTO campaign (name) VALUES ('rel-res') "
+                          "RETURNING campaign_id").fetchone()[0]
+        qid = con.execute("INSERT INTO qrels (campaign_id, name, format) VALUES (?, ?, 'rel') "
+                          "RETURNING qrels_id", [cid, str(rel)]).fetchone()[0]
+        rid = con.execute("INSERT INTO run (campaign_id, name) VALUES (?, ?) "
+                          "RETURNING run_id", [cid, Path(res).name]).fetchone()[0]
+        rel_rows = pa.table({"doc": list(judged), "rel": pa.array(list(judged.values()),
+                                                                  pa.int32())})
+        con.register("rel_rows", rel_rows)
+        con.execute("INSERT INTO judgment (qrels_id, topic, intent, doc, rel) "
+                    "SELECT ?, ?, '', doc, rel FROM rel_rows", [qid, topic])
+        res_rows = pa.table({"doc": docs, "pos": pa.array(range(1, len(docs) + 1), pa.int64())})
+        con.register("res_rows", res_rows)
+        con.execute("INSERT INTO run_row (run_id, topic, doc, score, rank, file_order) "
+                    "SELECT ?, ?, doc, -pos, pos, pos FROM res_rows",
+                    [rid, topic])
+        result = evaluate(con, [rid], qid, requests,
+                          EvalOptions(order="file", judged_only=judged_only, complete=True))
+        return nev_text(result)
+    finally:
+        con.close()

@@ -2,9 +2,9 @@
 -- macros that build them. A metric never names a campaign, a qrels or an option: it reads these
 -- relations by name, and whoever calls it decides what they hold:
 --   * the metric macros an analyst calls, irw_<measure>(campaign := ..., ...) (generated from
---     this file and the metric headers by irwarehouse.sqlassets), define each relation as a CTE
+--     this file and the metric headers by irwarehouse.sqlfiles), define each relation as a CTE
 --     built by the macro below from the call's parameters;
---   * `irw eval` (irwarehouse.evaluate) materialises the relations its measures need as TEMP
+--   * `irw eval` (irwarehouse.engine.evaluate) materialises the relations its measures need as TEMP
 --     tables, once for all of them, with the same macros (and two plans of its own for ranking
 --     files: sorted, counting).
 -- Every builder is `ev_make_<relation>` below a `-- relation: ev_<relation>` header; its
@@ -18,7 +18,7 @@
 --   trec_eval_version             9 (9.0.8: scores read as 32-bit floats) or 10 (doubles)
 --   complete                      trec_eval -c: every judged topic counts, an absent one empty
 --   gains                         NTCIREVAL diversity gain per level, MAP(level -> gain)
--- Sections separated by `-- name:` lines are run by irwarehouse.warehouse in file order.
+-- Sections separated by `-- name:` lines are run by irwarehouse.store.connection in file order.
 
 -- name: shapes
 -- Empty TEMP shapes of every context relation: DuckDB checks a macro's table references when
@@ -209,7 +209,7 @@ JOIN ev_judgment j ON j.topic = l.topic AND j.doc = l.doc
 WHERE max_docs IS NULL OR l.full_rank <= max_docs;
 
 -- plan: sorted (ev_full_ranked), step 1 (ev_sorted)
--- Densely judged files (irwarehouse.evaluate): every retrieved document of the evaluated lists
+-- Densely judged files (irwarehouse.engine.evaluate): every retrieved document of the evaluated lists
 -- in ranking order, one list after another. A plain sort written in that order and numbered by
 -- its rowid (step 2) is cheaper than a window's row_number() per list (campaign bench, 5M rows:
 -- 0.65 s instead of 0.95 s); it needs a materialised table, hence `irw eval` only.
@@ -561,7 +561,7 @@ FROM greedy
 WHERE step > 0;
 
 -- block: ev_make_judged_rows
--- The rows of judged_row for some qrels and runs (irwarehouse.ingest keeps it): every judged
+-- The rows of judged_row for some qrels and runs (irwarehouse.store.ingest keeps it): every judged
 -- document a run retrieved, with its stored trec_eval 9 rank and its level (the highest over
 -- intents, as ev_judgment).
 CREATE OR REPLACE MACRO ev_make_judged_rows(qrels_ids, run_ids) AS TABLE
@@ -574,13 +574,15 @@ JOIN (SELECT qrels_id, topic, doc, max(rel) AS rel FROM judgment
 WHERE list_contains(run_ids, r.run_id);
 
 -- name: summary
--- The `all` row of every measure of an `irw eval` (irwarehouse.evaluate): irw_summarise
--- (sql/schema.sql) of the per-topic values in topic order, by the measure's summary kind.
-CREATE OR REPLACE TEMP TABLE ev_summary AS
+-- The `all` row of every measure of an `irw eval` (irwarehouse.engine.evaluate): irw_summarise
+-- (sql/schema.sql) of the per-topic values in topic order, by the measure's summary kind. Run
+-- for the $measures of one group of options, while their context is built (-c counts the
+-- relevant documents of that context).
+INSERT INTO ev_summary
 SELECT s.run_id, s.measure,
        irw_summarise(any_value(m.summary), list(s.value ORDER BY s.topic),
                      CASE WHEN $complete
                           THEN (SELECT count(*) FROM ev_judgment WHERE rel > 0) END) AS value
 FROM ev_scores s JOIN ev_measures m ON m.measure = s.measure
-WHERE m.summary <> 'none'
+WHERE m.summary <> 'none' AND list_contains($measures, s.measure)
 GROUP BY s.run_id, s.measure;

@@ -235,8 +235,12 @@ CREATE TABLE IF NOT EXISTS measure_catalog (
     source       VARCHAR,
     sql_file     VARCHAR NOT NULL,   -- sql/metrics/<sql_file>.sql
     kernel       VARCHAR NOT NULL,   -- the macro over the evaluation context (sql/context.sql)
-    context      VARCHAR[]           -- the context relations it reads
+    context      VARCHAR[],          -- the context relations it reads
+    domain       VARCHAR             -- ranked (sql/metrics), online (sql/online: sessions,
+                                     -- clicks, users) or texts (sql/texts: ROUGE, nuggets)
 );
+-- Warehouses made before the online and text measures joined the catalog gain the column.
+ALTER TABLE measure_catalog ADD COLUMN IF NOT EXISTS domain VARCHAR;
 
 -- A run's value of a measure from its per-topic values, by the measure's summary kind
 -- (measure_catalog.summary); topic_values in topic order (byte order, as trec_eval adds them):

@@ -5,7 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from _paths import REALDATA
+from tests.helpers.paths import DATA, REALDATA
+from tests.helpers.sample import build_sample, derived_runs
 
 
 @pytest.fixture
@@ -20,3 +21,30 @@ def warehouse(tmp_path):
     from irwarehouse.api import Warehouse
     with Warehouse(tmp_path / "w.duckdb") as wh:
         yield wh
+
+
+# -- the sample warehouse of the analyst and report tests ----------------------------------
+@pytest.fixture(scope="session")
+def sample_warehouse_template(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("sample")
+    return build_sample(folder / "sample.duckdb", folder)
+
+
+@pytest.fixture
+def sample_warehouse(sample_warehouse_template, tmp_path) -> Path:
+    """A private copy of the sample warehouse (tests may try to damage it)."""
+    import shutil
+    path = tmp_path / "wh.duckdb"
+    shutil.copy(sample_warehouse_template, path)
+    return path
+
+
+@pytest.fixture
+def make_runs():
+    """derived_runs(folder, n, seed) -> list of run files (synthetic, never participant runs)."""
+    return derived_runs
+
+
+@pytest.fixture
+def sample_data() -> Path:
+    return DATA

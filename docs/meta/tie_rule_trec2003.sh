@@ -1,7 +1,7 @@
 #!/bin/sh
 # How much randomised Tukey HSD's tie rule matters on TREC 2003 Robust (docs/stats.md,
 # docs/meta.md): the same permutations (same seed) counted with '>=' (--tie-rule ge) and with
-# the seed papers' '>' (--tie-rule gt). Run from the repository root; the runs go into a scratch
+# Sakai's '>' (--tie-rule gt). Run from the repository root; the runs go into a scratch
 # warehouse, never into git. SEEDS and MEASURES can be overridden.
 set -e
 DATA=../shared/realdata/trec2003_robust

@@ -17,7 +17,7 @@ import duckdb
 
 from ..errors import IrwError, WarehouseError
 from ..formats.trec import sha256_of, stage_run
-from ..ingest import campaign_id, store_staged_run, transaction
+from ..store.ingest import campaign_id, store_staged_run, transaction
 
 DEFAULT_TEAM_PATTERN = r"^([^0-9.]+)"
 NAME_SOURCES = ("tag", "file")

@@ -15,7 +15,7 @@ import duckdb
 import pyarrow as pa
 
 from ..errors import IrwError, WarehouseError
-from ..warehouse import connect
+from ..store.connection import connect
 from .sqlguard import check_query
 
 OUTPUT_FORMATS = ("table", "csv", "json", "parquet")

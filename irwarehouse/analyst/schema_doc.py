@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import duckdb
 
-from ..sqlassets import read_sql
+from ..sqlfiles import read_sql
 
 _CREATE_RE = re.compile(r"^CREATE\s+(?:OR\s+REPLACE\s+)?(?:TABLE|VIEW|MACRO)\s+"
                         r"(?:IF\s+NOT\s+EXISTS\s+)?(\w+)", re.IGNORECASE)
@@ -92,7 +92,7 @@ def describe(con: duckdb.DuckDBPyConnection | None = None) -> list[Relation]:
     internal building blocks of the metric macros left out)."""
     own = con is None
     if own:
-        from ..warehouse import connect
+        from ..store.connection import connect
         con = connect(None)
     try:
         docs = sql_docs(read_sql("schema.sql"))

@@ -10,7 +10,7 @@ import duckdb
 import pyarrow as pa
 
 from ..errors import InputError, WarehouseError
-from ..ingest import store_staged_run
+from ..store.ingest import store_staged_run
 
 EXPORT_FORMATS = ("parquet", "csv", "arrow")
 EXPORT_KINDS = ("scores", "runs")

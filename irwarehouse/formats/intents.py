@@ -1,7 +1,8 @@
 """Intent probabilities and types: NTCIREVAL's `.Iprob` (`topic intent prob`) and `.DINprob`
 (`topic intent prob inf|nav`) files, and the same as whitespace- or tab-separated text with an
 optional header line. A line `topic intent inf|nav` gives a type without a probability (uniform
-probabilities then apply to the topic). Blank lines and `#` comments are skipped."""
+probabilities then apply to the topic). Blank lines and `#` comments are skipped. Also the
+order of a topic's intents and the probability schemes given to intents without a file."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import InputError
+from ..errors import InputError, MeasureError
 from .trec import field_lines
 
 TYPES = ("inf", "nav")
@@ -91,3 +92,26 @@ def _check_sums(path: Path, rows: list[IntentRow], normalise: bool) -> list[Inte
             r = IntentRow(r.topic, r.intent, r.probability / total, r.intent_type, r.line)
         out.append(r)
     return out
+
+
+def intent_key(intent: str):
+    """ndeval's subtopic order: subtopics are numbers (array indices), summed in ascending order."""
+    return (0, int(intent), "") if intent.isdigit() else (1, 0, intent)
+
+
+# "seed001" is the name the scheme had first; kept so that earlier commands keep working
+SCHEMES = ("uniform", "sakai2013", "seed001")
+
+
+def scheme_probabilities(intents: list[str], scheme: str) -> dict[str, float]:
+    """Pr(i|q) for a topic's intents (in NTCIREVAL's order: numbers ascending, then names):
+    uniform 1/n, or the non-uniform 2^(n-j+1) / sum_{k=1..n} 2^k for the j-th intent of
+    Sakai (IPSJ Journal of Information Processing 2013, Table 1)."""
+    ordered = sorted(intents, key=intent_key)
+    n = len(ordered)
+    if scheme == "uniform":
+        return {i: 1.0 / n for i in ordered}
+    if scheme in ("sakai2013", "seed001"):
+        total = sum(2.0 ** k for k in range(1, n + 1))
+        return {i: 2.0 ** (n - j + 1) / total for j, i in enumerate(ordered, start=1)}
+    raise MeasureError(f"unknown probability scheme {scheme!r}; use one of {', '.join(SCHEMES)}")

@@ -125,10 +125,10 @@ def _open_text(path: Path):
     return gzip.open(path, "rb") if head == b"\x1f\x8b" else open(path, "rb")
 
 
-def field_lines(path: Path):
-    """(line number, fields) of each line of a small whitespace-separated file (intents,
-    document lengths), gzip read, blank lines and `#` comments skipped; a line that is not
-    UTF-8 is an error naming it. Checks that the file is readable and not empty first."""
+def text_lines(path: Path):
+    """(line number, text without its line end) of every line of a small text file, gzip read;
+    a line that is not UTF-8 is an error naming it. Checks that the file is readable and not
+    empty first. The line reader of every file but runs and qrels (which have fast paths)."""
     check_readable(path)
     with _open_text(path) as f:
         for lineno, raw in enumerate(f, start=1):
@@ -136,9 +136,24 @@ def field_lines(path: Path):
                 text = raw.decode("utf-8")
             except UnicodeDecodeError:
                 raise InputError(path, lineno, "not valid UTF-8") from None
-            fields = text.split()
-            if fields and not fields[0].startswith("#"):
-                yield lineno, fields
+            yield lineno, text.rstrip("\n").rstrip("\r")
+
+
+def field_lines(path: Path):
+    """(line number, fields) of each line of a whitespace-separated file (intents, document
+    lengths), blank lines and `#` comments skipped."""
+    for lineno, text in text_lines(path):
+        fields = text.split()
+        if fields and not fields[0].startswith("#"):
+            yield lineno, fields
+
+
+def tsv_lines(path: Path):
+    """(line number, tab-separated fields) of each line of a file, blank lines and lines that
+    start with `#` skipped (texts, nuggets)."""
+    for lineno, text in text_lines(path):
+        if text.strip() and not text.startswith("#"):
+            yield lineno, text.split("\t")
 
 
 def _unreadable(path: Path, exc: BaseException) -> InputError:
@@ -188,7 +203,7 @@ def _token_number(expr: str) -> str:
     without a regex: DuckDB's DOUBLE cast of such a token accepts exactly the tokens of
     NUM_PATTERN plus digit separators ('1_000'), a doubled sign ('+-2') and the non-finite forms
     (inf, nan; refused later by isfinite). Checked on 300,000 random tokens over '019+-.eE_x';
-    tests/test_ingest_errors.py covers each form."""
+    tests/store/test_ingest.py covers each form."""
     return (f"CASE WHEN NOT (contains({expr}, '_') OR contains({expr}, '+-')) "
             f"THEN TRY_CAST({expr} AS DOUBLE) END")
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from ..stats import _validation as v
+from ..stats import validation as v
 
 
 def resolve_seed(rng) -> int | None:
@@ -20,17 +20,13 @@ def resolve_seed(rng) -> int | None:
     return v.make_rng(rng)[1]
 
 
-def generator_for(seed: int | None, rng) -> np.random.Generator | int:
-    return rng if seed is None else seed
-
-
 def pair_indices(n_runs: int) -> tuple[np.ndarray, np.ndarray]:
     """Run pairs (a < b) in np.triu_indices order, the order of irwarehouse.stats."""
     return np.triu_indices(n_runs, k=1)
 
 
 def round_significant(value: float, digits: int = 2) -> float:
-    """Round to `digits` significant figures (seed 004 Fig 7 reports the estimated difference
+    """Round to `digits` significant figures (Sakai, IPSJ TOD 2007, Fig 7 reports the estimated difference
     so)."""
     if not math.isfinite(value) or value == 0:
         return value
@@ -58,7 +54,7 @@ class MetricSet:
     def run_means(self) -> dict[str, np.ndarray]:
         """Each run's value of each measure, by the measure's summary kind (the arithmetic
         mean unless the catalog says otherwise: gm_map's geometric mean)."""
-        from ..matrix import run_values
+        from ..engine.matrix import run_values
         return {m: run_values(self.values[m], self.summaries.get(m, "mean"))
                 for m in self.measures}
 
@@ -79,7 +75,8 @@ class MetricSet:
 
     @classmethod
     def from_score_matrices(cls, matrices) -> MetricSet:
-        """Align irwarehouse.matrix.ScoreMatrix objects: the same runs, the topics they share."""
+        """Align score matrices (irwarehouse.engine.matrix.ScoreMatrix): the same runs, the
+        topics they share."""
         matrices = list(matrices)
         if not matrices:
             raise ValueError("no metrics given")

@@ -1,11 +1,11 @@
-"""The concordance test (seed 001 section 4.2 and Fig 6, seed 000 Fig 17, seed 001 Table 6).
+"""The concordance test (Sakai, IPSJ JIP 2013, section 4.2 and Fig 6, Sakai, PROMISE 2014, Fig 17, Sakai, IPSJ JIP 2013, Table 6).
 
 Two candidate metrics M1 and M2 and one or several gold-standard metrics are compared over every
 run pair (X, Y) and every topic t: where M1 and M2 strictly disagree (dM1 dM2 < 0), M1 is
 concordant if dM1 dG >= 0 for every gold standard G (a tie of the gold standard counts as
 concordant, as in the seed), likewise M2. Concordance(M1 | M2, G) = Correct1 / Disagreements.
 
-A win of M1 is a disagreement where M1 is concordant and M2 is not (seed 000 footnote 21: the
+A win of M1 is a disagreement where M1 is concordant and M2 is not (Sakai, PROMISE 2014, footnote 21: the
 concordance rates include the cases where both are); the two-sided sign test (exact binomial,
 p = 1/2) on wins1 vs wins2 says whether one metric is significantly more concordant.
 """
@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..stats import _special
-from ..stats import _validation as v
+from ..stats import special
+from ..stats import validation as v
 from ._common import MetricSet, pair_indices
 
 _BATCH_ELEMENTS = 2_000_000
@@ -45,11 +45,11 @@ class Concordance:
         return self.correct_2 / self.disagreements if self.disagreements else float("nan")
 
     def marker(self) -> str:
-        """'‡' at alpha = 0.01, '†' at 0.05 (seed 001 Table 6)."""
+        """'‡' at alpha = 0.01, '†' at 0.05 (Sakai, IPSJ JIP 2013, Table 6)."""
         return "‡" if self.pvalue < 0.01 else "†" if self.pvalue < 0.05 else ""
 
     def cell(self) -> str:
-        """'.597/.995‡ (236)' as in seed 001 Table 6."""
+        """'.597/.995‡ (236)' as in Sakai, IPSJ JIP 2013, Table 6."""
         def short(x):
             return "nan" if np.isnan(x) else ("1" if x == 1 else f"{x:.3f}".lstrip("0"))
         return (f"{short(self.concordance_1)}/{short(self.concordance_2)}{self.marker()} "
@@ -66,7 +66,7 @@ class Concordance:
 
 def concordance_test(m1, m2, gold, *, names=("M1", "M2"), gold_names=None) -> Concordance:
     """Concordance of two topics x runs matrices against one gold matrix or a list of them
-    (all must agree: seed 001's 'I-rec AND Ef-P')."""
+    (all must agree: Sakai's (IPSJ JIP 2013) 'I-rec AND Ef-P')."""
     m1, m2 = v.as_matrix(m1, min_topics=1), v.as_matrix(m2, min_topics=1)
     golds = [gold] if np.asarray(gold).ndim == 2 else list(gold)
     golds = [v.as_matrix(g, min_topics=1) for g in golds]
@@ -98,12 +98,12 @@ def concordance_test(m1, m2, gold, *, names=("M1", "M2"), gold_names=None) -> Co
         wins_2 += int((ok_2 & ~ok_1).sum())
     return Concordance(names[0], names[1], gold_names, run_a.size * m1.shape[0], disagreements,
                        correct_1, correct_2, wins_1, wins_2,
-                       _special.binomial_two_sided_half(wins_1, wins_1 + wins_2))
+                       special.binomial_two_sided_half(wins_1, wins_1 + wins_2))
 
 
 def concordance_table(metrics: MetricSet, candidates: list[str], gold: list[str]
                       ) -> list[Concordance]:
-    """Every pair of candidate metrics against the gold standard(s) (seed 001 Table 6)."""
+    """Every pair of candidate metrics against the gold standard(s) (Sakai, IPSJ JIP 2013, Table 6)."""
     missing = [m for m in [*candidates, *gold] if m not in metrics.values]
     if missing:
         raise ValueError(f"no scores for {missing[0]!r}")

@@ -1,17 +1,17 @@
-"""Discriminative power (seed 000 section 5.1, seed 001 section 4.1 and Tables 2-3).
+"""Discriminative power (Sakai, PROMISE 2014, section 5.1, Sakai, IPSJ JIP 2013, section 4.1 and Tables 2-3).
 
 For every metric, a significance test over every run pair gives one ASL per pair; the share of
 pairs with ASL < alpha is the metric's discriminative power, the ASL curve plots the ASLs sorted
 (pairs on the x axis), and the performance delta needed for significance is estimated:
 
 * ``test="bootstrap"``: the paired bootstrap of every pair, one shared resample matrix
-  (irwarehouse.stats.paired_bootstrap_all_pairs); the delta is Sakai's estimate (seed 001 Fig 3,
-  seed 004 Fig 7): per pair |mean(w*b)| at the (B alpha)-th largest |t(w*b)|, maximum over pairs
+  (irwarehouse.stats.paired_bootstrap_all_pairs); the delta is Sakai's estimate (Sakai, IPSJ JIP 2013, Fig 3,
+  Sakai, IPSJ TOD 2007, Fig 7): per pair |mean(w*b)| at the (B alpha)-th largest |t(w*b)|, maximum over pairs
   (the same number irwarehouse.stats.bootstrap_delta returns, computed in the same pass).
 * ``test="tukey"``: randomised Tukey HSD over all runs (irwarehouse.stats.tukey_hsd); the delta
-  is the smallest |mean difference| among the significant pairs (seed 001 Fig 5, as
+  is the smallest |mean difference| among the significant pairs (Sakai, IPSJ JIP 2013, Fig 5, as
   irwarehouse.stats.tukey_delta), NaN when none is. ``tie_rule`` "ge" (default) counts a
-  permuted range equal to a pair's difference, "gt" does not (the seeds' '>'; docs/stats.md).
+  permuted range equal to a pair's difference, "gt" does not (Sakai's '>'; docs/stats.md).
 
 Every metric is tested with the same seed, so all metrics see the same resamples.
 """
@@ -22,18 +22,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..stats import _validation as v
 from ..stats import paired_bootstrap_all_pairs, tukey_hsd
+from ..stats import validation as v
 from ..stats.resampling import TIE_RULES
 from ._common import MetricSet, pair_indices, resolve_seed
 
 TESTS = ("bootstrap", "tukey")
-DEFAULT_B = {"bootstrap": 1000, "tukey": 5000}   # seed 001 section 5.1 settles on these
+DEFAULT_B = {"bootstrap": 1000, "tukey": 5000}   # Sakai, IPSJ JIP 2013, section 5.1 settles on these
 
 
 @dataclass(frozen=True)
 class DiscPower:
-    """Discriminative power of one metric (one row of seed 001 Table 2 or 3)."""
+    """Discriminative power of one metric (one row of Sakai, IPSJ JIP 2013, Table 2 or 3)."""
 
     measure: str
     test: str
@@ -68,9 +68,6 @@ class DiscPower:
         """The ASL curve: ASLs sorted ascending (x = pair rank)."""
         return np.sort(self.asl)
 
-    def share_at(self, alpha: float) -> float:
-        return float(np.count_nonzero(self.asl < alpha)) / self.n_pairs
-
 
 def discriminative_power(matrix, *, measure: str = "", test: str = "bootstrap",
                          alpha: float = 0.05, B: int | None = None, rng=None,
@@ -103,7 +100,7 @@ def discriminative_power(matrix, *, measure: str = "", test: str = "bootstrap",
 def discpower_table(metrics: MetricSet, *, test: str = "bootstrap", alpha: float = 0.05,
                     B: int | None = None, rng=None, tie_rule: str = "ge") -> list[DiscPower]:
     """Discriminative power of every metric, sorted by share of significant pairs (descending,
-    then delta ascending), as seed 001 Tables 2-3. All metrics share one seed."""
+    then delta ascending), as Sakai, IPSJ JIP 2013, Tables 2-3. All metrics share one seed."""
     seed = resolve_seed(rng)
     rows = [discriminative_power(metrics[m], measure=m, test=test, alpha=alpha, B=B,
                                  rng=rng if seed is None else seed, tie_rule=tie_rule)
@@ -135,10 +132,11 @@ def pair_records(rows: list[DiscPower], runs: list[str]) -> list[dict]:
 
 
 def plot_asl_curves(rows: list[DiscPower], path, *, title: str | None = None) -> None:
-    """ASL curves (seed 000 Fig 16, seed 001 Figs 8-9): one curve per metric, the y axis the
+    """ASL curves (Sakai, PROMISE 2014, Fig 16, Sakai, IPSJ JIP 2013, Figs 8-9): one curve per metric, the y axis the
     ASL, the x axis the run pairs sorted by ASL; a dashed line at alpha. PNG or SVG by suffix."""
-    from ._plot import new_figure, save
-    fig, ax = new_figure()
+    from ..writers.figures import new_figure, save
+    fig = new_figure()
+    ax = fig.subplots()
     for r in rows:
         curve = r.curve()
         ax.plot(np.arange(1, curve.size + 1), curve, label=f"{r.measure} ({r.share:.1%})",

@@ -1,4 +1,4 @@
-"""Leave-one-team-out test of pool reusability (seed 000 section 5.4, Fig 18).
+"""Leave-one-team-out test of pool reusability (Sakai, PROMISE 2014, section 5.4, Fig 18).
 
 For a pool P built from the runs of m teams, C_j is what team j contributed, U_j = C_j minus the
 union of the other teams' contributions (the pool documents whose only contributor is j), and
@@ -20,8 +20,8 @@ from dataclasses import dataclass, field, replace
 import duckdb
 import numpy as np
 
+from ..engine.evaluate import EvalOptions, evaluate
 from ..errors import WarehouseError
-from ..evaluate import EvalOptions, evaluate
 from ..measures import parse_measures
 from .pools import PoolInfo, pool_info
 from .rankcorr import kendall_tau

@@ -1,5 +1,5 @@
 """Pools: the top-k documents of chosen runs per topic, with the teams that contributed each
-document (seed 000 section 5.4), stored in the `pool`, `pool_run` and `pool_doc` tables.
+document (Sakai, PROMISE 2014, section 5.4), stored in the `pool`, `pool_run` and `pool_doc` tables.
 
 Pooling is SQL: a window numbers every run's documents per topic in the evaluation order of
 trec_eval 9 (score as a 32-bit float descending, then docno descending; sql/context.sql), and the
@@ -27,8 +27,8 @@ import duckdb
 import pyarrow as pa
 
 from ..errors import WarehouseError
-from ..ingest import campaign_id as _campaign_id
-from ..ingest import transaction
+from ..store.ingest import campaign_id as _campaign_id
+from ..store.ingest import transaction
 
 POOL_SQL = """
 INSERT INTO pool_doc

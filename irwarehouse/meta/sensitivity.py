@@ -1,4 +1,4 @@
-"""Sakai's bootstrap sensitivity method (seed 004 section 4.3, Figs 5-7, Table 4).
+"""Sakai's bootstrap sensitivity method (Sakai, IPSJ TOD 2007, section 4.3, Figs 5-7, Table 4).
 
 A paired bootstrap test of every system pair (one shared set of B topic samples Q*b, Fig 5);
 the sensitivity is the number of pairs with ASL < alpha out of all pairs, and the estimated
@@ -31,7 +31,7 @@ class Sensitivity:
         return self.n_significant / self.n_pairs
 
     def cell(self) -> str:
-        """'242/435=56%' as in seed 004 Table 4."""
+        """'242/435=56%' as in Sakai, IPSJ TOD 2007, Table 4."""
         return f"{self.n_significant}/{self.n_pairs}={self.share:.0%}"
 
     def record(self) -> dict:
@@ -51,6 +51,6 @@ def from_discpower(row: DiscPower) -> Sensitivity:
 
 def bootstrap_sensitivity(metrics: MetricSet, *, alpha: float = 0.05, B: int = 1000,
                           rng=None) -> list[Sensitivity]:
-    """Table 4 of seed 004: one row per metric, most sensitive first."""
+    """Table 4 of Sakai, IPSJ TOD 2007: one row per metric, most sensitive first."""
     rows = discpower_table(metrics, test="bootstrap", alpha=alpha, B=B, rng=rng)
     return [from_discpower(r) for r in rows]

@@ -1,4 +1,4 @@
-"""Score standardisation (Webber, Moffat and Zobel, cited in seed 000 section 4.3).
+"""Score standardisation (Webber, Moffat and Zobel, cited in Sakai, PROMISE 2014, section 4.3).
 
 Each topic's scores are turned into z-scores against a reference set of runs:
 z(t, r) = (x(t, r) - mean_ref(t)) / sd_ref(t), sd over the reference runs with ddof = 1 by
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..stats import _validation as v
+from ..stats import validation as v
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""The swap method (Voorhees and Buckley; seed 004 section 4.2, Fig 4 and Table 3).
+"""The swap method (Voorhees and Buckley; Sakai, IPSJ TOD 2007, section 4.2, Fig 4 and Table 3).
 
 For b = 1..B two topic sets Q*b and Q'*b are drawn, every run pair (X, Y) is compared on both:
 D = M(X, Q*b) - M(Y, Q*b) and D' likewise (M = the mean over the topic set). The comparison falls
@@ -6,7 +6,7 @@ in bin floor(|D| / 0.01) (21 bins, the last one is |D| >= 0.20) and is a swap un
 (a tie on either set counts as a swap, as in Fig 4; |D| <= 1e-12 is a tie). The swap rate of
 a bin is swaps / count.
 
-* ``variant="bootstrap"`` (seed 004): Q*b and Q'*b are each n topics sampled with replacement.
+* ``variant="bootstrap"`` (Sakai, IPSJ TOD 2007): Q*b and Q'*b are each n topics sampled with replacement.
 * ``variant="halves"`` (the original Voorhees-Buckley method): a random split of the topics into
   two disjoint halves of floor(n/2) topics; its deltas speak for n/2 topics, not n.
 
@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..stats import _validation as v
+from ..stats import validation as v
 from ..stats.resampling import resample_counts
 from ._common import MetricSet, pair_indices, resolve_seed
 
@@ -87,7 +87,7 @@ class SwapResult:
         return 0.0 if b is None else float(self.counts[b:].sum() / self.counts.sum())
 
     def record(self) -> dict:
-        nan_none = lambda x: None if np.isnan(x) else float(x)  # noqa: E731
+        nan_none = lambda x: None if np.isnan(x) else float(x)
         return {"measure": self.measure, "variant": self.variant, "B": self.B,
                 "seed": self.seed, "topics_per_set": self.n_topics_per_set,
                 "delta": nan_none(self.delta), "max_difference": self.max_difference,
@@ -169,7 +169,7 @@ def swap_rates(matrix, *, measure: str = "", variant: str = "bootstrap", B: int 
 
 def swap_table(metrics: MetricSet, *, variant: str = "bootstrap", B: int = 1000, rng=None,
                max_swap_rate: float = 0.05) -> list[SwapResult]:
-    """Swap results of every metric, sorted as seed 004 Table 3 (share meeting the delta,
+    """Swap results of every metric, sorted as Sakai, IPSJ TOD 2007, Table 3 (share meeting the delta,
     descending). Every metric sees the same topic sets (one seed)."""
     seed = resolve_seed(rng)
     rows = [swap_rates(metrics[m], measure=m, variant=variant, B=B,
@@ -180,8 +180,9 @@ def swap_table(metrics: MetricSet, *, variant: str = "bootstrap", B: int = 1000,
 
 def plot_swap_rates(rows: list[SwapResult], path, *, title: str | None = None) -> None:
     """Swap rate against the difference bin, one curve per metric, the limit dashed."""
-    from ._plot import new_figure, save
-    fig, ax = new_figure()
+    from ..writers.figures import new_figure, save
+    fig = new_figure()
+    ax = fig.subplots()
     for r in rows:
         ax.plot(r.edges, r.swap_rates, marker="o", markersize=3, linewidth=1.2,
                 label=f"{r.measure} (delta {r.delta:.2f})")

@@ -17,7 +17,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from ..errors import InputError
-from ..formats.trec import _open_text, check_readable, field_lines
+from ..formats.trec import field_lines, text_lines
 
 SESSION_REQUIRED = ("session", "topic", "query_no", "rank", "doc")
 SESSION_OPTIONAL = ("clicked", "click_time", "dwell")
@@ -25,18 +25,6 @@ PREFERENCE_COLUMNS = ("topic", "left_run", "right_run", "preference", "assessor"
 PREFERENCES = ("left", "right", "tie")
 KNOWN_COLUMNS = ("user", "topic", "doc")
 _POSITIVE_INT = re.compile(r"^[0-9]+$")
-
-
-def _lines(path: Path):
-    """(line number, text without the line end) of every line, UTF-8 checked."""
-    check_readable(path)
-    with _open_text(path) as f:
-        for lineno, raw in enumerate(f, start=1):
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                raise InputError(path, lineno, "not valid UTF-8") from None
-            yield lineno, text.rstrip("\n").rstrip("\r")
 
 
 def _header(path: Path, lineno: int, text: str) -> list[str]:
@@ -116,7 +104,7 @@ def read_sessions(path) -> tuple[pa.Table, dict[str, bool]]:
     cols: dict[str, list] = {c: [] for c in SESSION_REQUIRED + SESSION_OPTIONAL}
     lines: list[int] = []
     checks = _SessionChecks(path)
-    for lineno, text in _lines(path):
+    for lineno, text in text_lines(path):
         if not text.strip():
             continue
         if names is None:

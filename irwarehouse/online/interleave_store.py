@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError, WarehouseError
-from ..ingest import _check_name, campaign_id, transaction
+from ..store.ingest import campaign_id, check_name, replace_named, transaction
 from . import interleave as il
 
 
@@ -67,19 +67,14 @@ def make(con, campaign: str, run_a: str, run_b: str, *, method: str = "team_draf
     skipped = sorted(set(a) ^ set(b))
     if not topics:
         raise WarehouseError(f"runs {run_a!r} and {run_b!r} share no topic")
-    name = _check_name("interleaving", name or f"{run_a}~{run_b}.{method}.{seed}")
+    name = check_name("interleaving", name or f"{run_a}~{run_b}.{method}.{seed}")
     lists = {t: il.interleave(method, a[t], b[t], depth, topic_rng(seed, t), **params)
              for t in topics}
     param_text = ";".join(f"{k}={v}" for k, v in sorted(params.items()) if v is not None)
     with transaction(con):
-        old = con.execute("SELECT interleaving_id FROM interleaving WHERE campaign_id = ? "
-                          "AND name = ?", [cid, name]).fetchone()
-        if old and not replace:
-            raise WarehouseError(f"interleaving {name!r} is already in campaign {campaign!r} "
-                                 "(use --replace)")
-        if old:
-            for table in ("interleaved_row", "interleaving_outcome", "interleaving"):
-                con.execute(f"DELETE FROM {table} WHERE interleaving_id = ?", [old[0]])
+        replace_named(con, "interleaving", cid, name, kind="interleaving", campaign=campaign,
+                      source=None, replace=replace,
+                      dependents=("interleaved_row", "interleaving_outcome", "interleaving"))
         iid = con.execute("""
             INSERT INTO interleaving (campaign_id, name, run_a, run_b, method, seed, depth,
                                       params)
@@ -214,7 +209,7 @@ def summarise(con, campaign: str, *, name: str | None = None, B: int = 1000, see
     preference). delta = (wins + ties/2)/n - 1/2 (Chapelle et al., TOIS 2012), a percentile
     bootstrap interval over impressions (B resamples, seeded) and the sign test of wins
     against losses (ties dropped)."""
-    from ..stats._special import binomial_two_sided_half
+    from ..stats.special import binomial_two_sided_half
     cid = campaign_id(con, campaign)
     rows = con.execute("""
         SELECT i.name, i.method, i.run_a, i.run_b,

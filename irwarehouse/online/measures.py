@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ..errors import MeasureError, WarehouseError
-from ..sqlassets import sql_dir
+from ..sqlfiles import sql_dir
 
 LEVELS = ("session", "topic")
 _NAME = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_-]*)\s*(?:\((.*)\))?\s*(?:@\s*([0-9]+))?\s*$")
@@ -269,7 +269,7 @@ def definition_hash(req: OnlineRequest) -> str:
 def store(con, campaign: str, requests, rows, *, qrels: str | None, level: str) -> int:
     """Replace the stored values of these measures for the runs evaluated (every level, so that
     one measure never holds two levels) and insert the new rows. Returns the rows written."""
-    from ..ingest import transaction
+    from ..store.ingest import transaction
     by_name = {r.name: r for r in requests}
     with transaction(con):
         qid = store_qrels_id(con, campaign, qrels, create=True)

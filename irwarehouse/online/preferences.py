@@ -1,6 +1,6 @@
 """Side-by-side preferences: per-pair counts with a binomial test (`irw online preferences`),
 and predictive power (`irw meta predictive-power`): how often a metric's per-topic difference
-agrees with people's preferences (Sanderson et al., SIGIR 2010; Sakai 2014 sec 5.3).
+agrees with people's preferences (Sanderson et al., SIGIR 2010; Sakai, PROMISE 2014, sec 5.3).
 
 Ties: a people's tie states no preference and is left out of the agreement count (reported as
 `people_ties`); a metric tie (equal values) on a stated preference is a failure to predict it,
@@ -32,7 +32,7 @@ class PairCount:
 def pair_counts(con, campaign: str) -> list[PairCount]:
     """Preferences per unordered pair of runs (oriented alphabetically: `left` counts wins of
     the first run, whichever side it was shown on)."""
-    from ..stats._special import binomial_two_sided_half
+    from ..stats.special import binomial_two_sided_half
     rows = con.execute("""
         SELECT least(p.left_run, p.right_run) AS x, greatest(p.left_run, p.right_run) AS y,
                count(*) FILTER (WHERE (p.preference = 'left') = (p.left_run < p.right_run)
@@ -69,7 +69,7 @@ def predictive_power(con, campaign: str, measures: list[str] | None = None,
                      qrels: str | None = None) -> list[PredictivePower]:
     """From stored scores (topic_score) and the campaign's preferences; every stored measure
     when `measures` is None."""
-    from ..stats._special import binomial_two_sided_half
+    from ..stats.special import binomial_two_sided_half
     stored = [m for (m,) in con.execute("""
         SELECT DISTINCT measure FROM topic_score WHERE campaign = ? ORDER BY measure""",
                                         [campaign]).fetchall()]

@@ -14,29 +14,18 @@ from pathlib import Path
 
 from ..errors import InputError, WarehouseError
 from ..formats.trec import sha256_of
-from ..ingest import _check_name, campaign_id, transaction
-from ..sqlassets import sql_dir
+from ..sqlfiles import DOMAIN_FILES
+from ..store.ingest import campaign_id, check_name, transaction
 
-SQL_FILES = ("sessions.sql", "clicks.sql", "user.sql")
+SQL_FILES = DOMAIN_FILES["online"]
 
 
 def install_macros(con) -> None:
-    """Create (or replace) the persistent online-evaluation macros in the warehouse. Files are
-    retried in order because a macro is bound when it is created (as warehouse.install_macros
-    does for the metric files)."""
-    import duckdb
-    pending = [sql_dir() / "online" / name for name in SQL_FILES]
-    while pending:
-        failed = []
-        for path in pending:
-            try:
-                con.execute(path.read_text(encoding="utf-8"))
-            except duckdb.CatalogException as exc:
-                failed.append((path, exc))
-        if len(failed) == len(pending):
-            from ..errors import SqlAssetError
-            raise SqlAssetError(f"{failed[0][0]}: {failed[0][1]}")
-        pending = [p for p, _ in failed]
+    """Make sure the online-evaluation macros exist: a warehouse file has them (its upgrade
+    creates them with the metric macros, irwarehouse.store.connection); an in-memory one gets
+    them here."""
+    from ..store.connection import install_domain_macros
+    install_domain_macros(con, "online")
 
 
 def ingest_sessions(con, path, campaign: str, *, run: str | None = None,
@@ -46,7 +35,7 @@ def ingest_sessions(con, path, campaign: str, *, run: str | None = None,
     from .formats import read_sessions
     path = Path(path)
     table, has = read_sessions(path)
-    name = _check_name("run", run or path.name)
+    name = check_name("run", run or path.name)
     digest = sha256_of(path)
     con.register("stage_session", table)
     try:

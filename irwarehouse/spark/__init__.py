@@ -1,6 +1,6 @@
 """Past one machine: the metric SQL of the warehouse on Apache Spark.
 
-The measures are DuckDB table macros (sql/metrics, sql/context.sql, irwarehouse.catalog). Spark
+The measures are DuckDB table macros (sql/metrics, sql/context.sql, irwarehouse.store.macros). Spark
 has no macros, so:
 
 * `inline`    expands the macros of a query (irw_<measure>(...), m_<name>(...),

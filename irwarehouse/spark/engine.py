@@ -1,6 +1,6 @@
 """Evaluation on Spark: the same relations and metric SQL as `irw eval`, transpiled.
 
-`irw eval` (irwarehouse.evaluate) materialises the context relations its measures read as TEMP
+`irw eval` (irwarehouse.engine.evaluate) materialises the context relations its measures read as TEMP
 tables, each built by its ev_make_<relation> macro, then runs each measure's m_<name> over them.
 This module does the same in a SparkSession: each relation is the builder's inlined SELECT in
 Spark SQL, cached and named as a temporary view; each measure is its kernel's inlined SELECT over
@@ -19,19 +19,18 @@ import time
 import warnings
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
 from pathlib import Path
 
 from sqlglot import exp
 
+from ..engine.evaluate import EvalOptions, EvalResult, Rows
 from ..errors import IrwError, MeasureError
-from ..evaluate import EvalOptions, EvalResult, Rows
 from ..measures import MeasureRequest
-from ..sqlassets import builder, context_relations, read_sql, relations_read, statements
+from ..measures.portability import measure_portability
+from ..sqlfiles import builder, context_relations, read_sql, relations_read, statements
 from .dialect import to_spark
 from .export import read_manifest
 from .inline import Inliner, value_tree
-from .portability import measure_portability
 
 DEFAULT_MASTER = "local[*]"
 # A small footprint by default: no UI, and on a local master as many shuffle partitions as
@@ -43,8 +42,9 @@ DEFAULT_CONF = {
     "spark.ui.showConsoleProgress": "false",
     "spark.sql.session.timeZone": "UTC",
 }
-MEASURES_PER_QUERY = int(os.environ.get("IRW_MPQ", "8"))
-CONCURRENT_QUERIES = int(os.environ.get("IRW_CQ", "2"))
+# measures per Spark query (one UNION ALL), and queries run side by side by the driver
+MEASURES_PER_QUERY = 8
+CONCURRENT_QUERIES = 2
 _BASE_RELATIONS = ("ev_scope", "ev_runs", "ev_judgment", "ev_topic", "ev_full_ranked",
                    "ev_ranked", "ev_run_topic")
 _SQL_TYPES = {"INTEGER": "INTEGER", "DOUBLE": "DOUBLE", "DOUBLE[]": "DOUBLE[]",
@@ -297,7 +297,8 @@ class SparkEvaluation:
             counting.seen = set()
             counting.call(req.mdef.kernel, args)
             counts.update(counting.seen)
-        shared = {key: None for key, n in counts.items() if n >= int(os.environ.get("IRW_SH", "2"))}
+        # a building block two or more measures read is materialised once
+        shared = {key: None for key, n in counts.items() if n > 1}
         inliner = Inliner(portable=True, shared=shared, materialise=self._shared_view)
         queries = []
         for i in range(0, len(calls), MEASURES_PER_QUERY):
@@ -361,17 +362,20 @@ def evaluate_spark(spark, campaign: str, requests: list[MeasureRequest],
                    opts: EvalOptions | None = None, *, qrels: str | None = None,
                    runs: list[str] | None = None, progress=None) -> EvalResult:
     """Evaluate `requests` on the tables registered in `spark` (register_export): the same
-    EvalResult as irwarehouse.evaluate.evaluate, computed by Spark."""
+    EvalResult as irwarehouse.engine.evaluate.evaluate, computed by Spark."""
     opts = opts or EvalOptions()
     if not requests:
         raise MeasureError("no measures requested")
     refuse_unportable(requests)
-    groups = [(opts, [r for r in requests if not r.condensed]),
-              (replace(opts, judged_only=True), [r for r in requests if r.condensed])]
-    groups = [(o, reqs) for o, reqs in groups if reqs]
+    # Requests with options of their own (M' on the condensed list, ir_measures' rel= and
+    # judged_only=) run on the context their options build, as in engine.evaluate.
+    by_options: dict[EvalOptions, list[MeasureRequest]] = {opts: []}
+    for r in requests:
+        by_options.setdefault(r.eval_options(opts), []).append(r)
+    groups = [(o, reqs) for o, reqs in by_options.items() if reqs]
     total = sum(len(range(0, len(g), MEASURES_PER_QUERY)) for _, g in groups) + len(groups)
     report = progress or (lambda done, total: None)
-    done, rows, in_run, names, judged_relevant = 0, [], {}, {}, None
+    done, rows, in_run, names, summaries = 0, [], {}, {}, []
     for group_opts, group in groups:
         ev = SparkEvaluation(spark, campaign, qrels=qrels, runs=runs)
         try:
@@ -379,32 +383,42 @@ def evaluate_spark(spark, campaign: str, requests: list[MeasureRequest],
                      _alphas(group))
             done += 1
             report(done, total)
+
             def step():
                 nonlocal done
                 done += 1
                 report(done, total)
-            rows += ev.measure_rows(group, step)
+            group_rows = ev.measure_rows(group, step)
             for r in collect(run_sql(spark, "SELECT rt.run_id, rt.topic, rt.in_run, n.name "
                                             "FROM ev_run_topic rt JOIN run n "
                                             "ON n.run_id = rt.run_id")):
                 in_run[(r[0], r[1])] = r[2]
                 names[r[0]] = r[3]
-            if opts.complete and judged_relevant is None:
-                judged_relevant = ev.scalar("SELECT count(*) FROM ev_judgment WHERE rel > 0")
+            # -c: a run's value counts the relevant documents of this group's context
+            judged_relevant = (ev.scalar("SELECT count(*) FROM ev_judgment WHERE rel > 0")
+                               if group_opts.complete else None)
+            summaries.append((group_rows, group, judged_relevant))
+            rows += group_rows
         finally:
             ev.close()
-    return _result(rows, in_run, names, requests, opts, judged_relevant)
+    return _result(rows, in_run, names, requests, opts, summaries)
 
 
-def _result(rows, in_run, names, requests, opts, judged_relevant) -> EvalResult:
+def _result(rows, in_run, names, requests, opts, summaries) -> EvalResult:
     order = {r.name: i for i, r in enumerate(requests)}
-    per_topic = sorted(((r[0], names[r[0]], r[1], r[2], r[3], r[4], in_run[(r[0], r[1])])
-                        for r in rows), key=lambda t: (t[0], t[2], order[t[3]]))
+
+    def per_topic_of(rows):
+        return sorted(((r[0], names[r[0]], r[1], r[2], r[3], r[4], in_run[(r[0], r[1])])
+                       for r in rows), key=lambda t: (t[0], t[2], order[t[3]]))
     per_topic_rows = Rows(names=["run_id", "run", "topic", "measure", "value", "text",
                                  "in_run"],
                           types=["INTEGER", "VARCHAR", "VARCHAR", "VARCHAR", "DOUBLE",
-                                 "VARCHAR", "BOOLEAN"], rows=per_topic)
-    summary = summarise(per_topic, requests, judged_relevant)
+                                 "VARCHAR", "BOOLEAN"], rows=per_topic_of(rows))
+    run_values = [row for group_rows, group, judged in summaries
+                  for row in summarise(per_topic_of(group_rows), group, judged).rows]
+    run_values.sort(key=lambda s: (s[0], order[s[2]]))
+    summary = Rows(names=["run_id", "run", "measure", "value"],
+                   types=["INTEGER", "VARCHAR", "VARCHAR", "DOUBLE"], rows=run_values)
     return EvalResult(per_topic_rows, summary, list(requests), opts)
 
 

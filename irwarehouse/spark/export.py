@@ -140,7 +140,7 @@ def _export_table(con, work: Path, table: str, where: str, partition: str | None
 
 def _manifest(con, campaigns: list[str], tables: dict) -> dict:
     from .. import __version__
-    from ..sqlassets import sql_digest
+    from ..sqlfiles import sql_digest
     return {"campaign": campaigns[0] if len(campaigns) == 1 else None, "campaigns": campaigns,
             "irwarehouse": __version__, "sql_sha256": sql_digest(),
             "exported_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "tables": tables}

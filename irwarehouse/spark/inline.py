@@ -28,7 +28,7 @@ from pathlib import Path
 from sqlglot import exp, parse_one
 
 from ..errors import IrwError, SqlAssetError
-from ..sqlassets import all_macros, macros_in, sql_dir
+from ..sqlfiles import all_macros, macros_in, sql_dir
 
 _BODY_RE = re.compile(r"^CREATE\s+OR\s+REPLACE\s+(?:TEMP\s+)?MACRO\s+\w+\s*\([^)]*\)\s*AS\s+"
                       r"(TABLE\b)?", re.IGNORECASE)
@@ -127,7 +127,7 @@ def warehouse_macros() -> dict[str, Macro]:
 
 
 def _default_tree(sql_type: str, text: str) -> exp.Expression:
-    """A parameter default of a metric macro (catalog.callable_params) as a syntax tree; MAP
+    """A parameter default of a metric macro (store.macros.callable_params) as a syntax tree; MAP
     literals `MAP {1: 4.0}` are built here (sqlglot does not read integer-keyed ones)."""
     if text.startswith("MAP {"):
         pairs = [p.split(":") for p in text[len("MAP {"):-1].split(",") if p.strip()]
@@ -137,16 +137,19 @@ def _default_tree(sql_type: str, text: str) -> exp.Expression:
 
 @cache
 def metric_macro(name: str) -> Macro | None:
-    """The metric macro an analyst calls, irw_<measure>, as catalog.callable_sql writes it."""
-    from ..catalog import callable_params, callable_sql
+    """The metric macro an analyst calls, irw_<measure>, as store.macros.callable_sql writes
+    it."""
     from ..measures import registry
+    from ..store.macros import callable_params, callable_sql
     for mdef in registry().values():
         if mdef.macro.lower() == name.lower():
             params = [("campaign", "VARCHAR", None)] + callable_params(mdef)
             _, body = _parse_body(mdef.macro, callable_sql(mdef), "catalog.py")
-            defaults = {n: _default_tree(t, d) for n, t, d in params if d is not None}
-            return Macro(mdef.macro, tuple(n for n, _, _ in params), defaults, True, body,
-                         "catalog.py")
+            # SQL names are case-insensitive (cwl's T): parameters kept in lower case, as
+            # _from_files keeps them
+            defaults = {n.lower(): _default_tree(t, d) for n, t, d in params if d is not None}
+            return Macro(mdef.macro, tuple(n.lower() for n, _, _ in params), defaults, True,
+                         body, "store/macros.py")
     return None
 
 

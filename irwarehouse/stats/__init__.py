@@ -1,6 +1,6 @@
 """Significance testing over a topics x runs score matrix (numpy only).
 
-Resampling tests follow Sakai's seed papers (seed 000 section 4, seed 001 section 4, seed 004
+Resampling tests follow Sakai's papers (Sakai, PROMISE 2014, section 4, Sakai, IPSJ JIP 2013, section 4, Sakai, IPSJ TOD 2007,
 section 4.3); classical tests reproduce scipy.stats' p-values. See docs/stats.md.
 """
 

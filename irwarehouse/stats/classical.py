@@ -1,7 +1,7 @@
 """Classical tests: paired t, Wilcoxon signed-rank, sign test, Friedman, two-way ANOVA.
 
 p-values equal scipy.stats' (tests/stats/test_classical.py checks 1e-12) but are computed
-with numpy and the tails in ``_special`` only. Degenerate inputs are handled explicitly
+with numpy and the tails in ``special`` only. Degenerate inputs are handled explicitly
 (0/0 := 0, giving p = 1; c/0 := inf, giving p = 0) instead of through numpy warnings.
 """
 
@@ -12,8 +12,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from . import _special
-from . import _validation as v
+from . import special
+from . import validation as v
 from .resampling import at_least_as_extreme, studentise
 from .results import AnovaResult, AnovaRow, ConfidenceInterval, TestResult
 
@@ -31,7 +31,7 @@ def _safe_ratio(numerator: float, denominator: float) -> float:
 def paired_t(x, y, *, confidence_level: float = 0.95) -> TestResult:
     """Two-sided paired t-test (scipy.stats.ttest_rel) with CI and Cohen's d_z.
 
-    t = mean(z) / (sd(z)/sqrt(n)), df = n - 1 (seed 000 eq 48-49);
+    t = mean(z) / (sd(z)/sqrt(n)), df = n - 1 (Sakai, PROMISE 2014, eq 48-49);
     CI = mean(z) +- t_{df, (1+level)/2} sd(z)/sqrt(n).
     """
     x, y = v.as_paired(x, y)
@@ -41,11 +41,11 @@ def paired_t(x, y, *, confidence_level: float = 0.95) -> TestResult:
     mean, variance = float(differences.mean()), float(differences.var(ddof=1))
     t = float(studentise(mean, variance, n))
     df = n - 1
-    half_width = _special.t_critical(1 - level, df) * math.sqrt(variance / n)
+    half_width = special.t_critical(1 - level, df) * math.sqrt(variance / n)
     return TestResult(
         test="t",
         statistic=t,
-        pvalue=_special.t_two_sided(t, df),
+        pvalue=special.t_two_sided(t, df),
         effect_size=_safe_ratio(mean, math.sqrt(variance)) if variance > 0 else float("nan"),
         effect_size_name="mean difference / sd of differences (Cohen's d_z)",
         mean_difference=mean,
@@ -154,7 +154,7 @@ def _signed_rank_normal_pvalue(r_plus: float, count: int, tie_sizes: np.ndarray)
     tie_term = float(np.sum(tie_sizes.astype(float) ** 3 - tie_sizes))
     variance = (count * (count + 1) * (2 * count + 1) - tie_term / 2.0) / 24.0
     z = _safe_ratio(r_plus - mean, math.sqrt(variance))
-    return _special.normal_two_sided(z) if math.isfinite(z) else 0.0
+    return special.normal_two_sided(z) if math.isfinite(z) else 0.0
 
 
 # ----------------------------------------------------------------------------------------------
@@ -174,7 +174,7 @@ def sign_test(x, y) -> TestResult:
     return TestResult(
         test="sign",
         statistic=float(wins),
-        pvalue=_special.binomial_two_sided_half(wins, played),
+        pvalue=special.binomial_two_sided_half(wins, played),
         effect_size=(wins - losses) / played if played else float("nan"),
         effect_size_name="(wins - losses) / (wins + losses)",
         mean_difference=float(differences.mean()),
@@ -206,7 +206,7 @@ def friedman(matrix) -> TestResult:
     return TestResult(
         test="friedman",
         statistic=statistic,
-        pvalue=_special.chi2_upper_tail(statistic, k - 1),
+        pvalue=special.chi2_upper_tail(statistic, k - 1),
         effect_size=statistic / (n * (k - 1)),
         effect_size_name="Kendall's W",
         df=k - 1,
@@ -250,6 +250,6 @@ def _effect_row(source: str, sum_of_squares: float, df: int, error: AnovaRow) ->
         df,
         mean_square,
         statistic=f,
-        pvalue=_special.f_upper_tail(f, df, error.df),
+        pvalue=special.f_upper_tail(f, df, error.df),
         partial_eta_squared=sum_of_squares / partial if partial > 0 else float("nan"),
     )

@@ -6,8 +6,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from . import _special
-from . import _validation as v
+from . import special
+from . import validation as v
 from .classical import sign_test, wilcoxon_signed_rank
 from .correction import adjust, familywise_error
 from .resampling import (
@@ -40,7 +40,7 @@ class Comparison:
     """Every run pair compared by one test.
 
     ``familywise_error`` = 1 - (1 - alpha)^k for the k = len(pairs) uncorrected pairwise tests
-    (seed 000 section 4.4): the chance of at least one false "significant" pair when all runs are
+    (Sakai, PROMISE 2014, section 4.4): the chance of at least one false "significant" pair when all runs are
     equivalent; show it next to uncorrected results. For ``tukey`` the family-wise error is
     already bounded by alpha.
     """
@@ -162,7 +162,7 @@ def _classical_pairs(matrix, run_a, run_b, test, progress):
         differences = matrix[:, run_a] - matrix[:, run_b]
         statistic = np.atleast_1d(observed_t(differences))
         df = matrix.shape[0] - 1
-        pvalue = np.array([_special.t_two_sided(float(t), df) for t in statistic])
+        pvalue = np.array([special.t_two_sided(float(t), df) for t in statistic])
         _report_done(progress, run_a.size)
         return statistic, pvalue
     single = wilcoxon_signed_rank if test == "wilcoxon" else sign_test

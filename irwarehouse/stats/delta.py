@@ -1,9 +1,9 @@
 """Minimum performance delta needed for a significant difference (discriminative power).
 
-Bootstrap form (Sakai; seed 001 Fig 3, seed 004 Fig 7): for every run pair, among the B
+Bootstrap form (Sakai; Sakai, IPSJ JIP 2013, Fig 3, Sakai, IPSJ TOD 2007, Fig 7): for every run pair, among the B
 bootstrap replicates take the one whose |t(w*b)| is the (B*alpha)-th largest and record its
 |mean(w*b)|; the estimate is the maximum over pairs ("to be conservative").
-Tukey form (seed 001 Fig 5, seed 000 section 5.1): the smallest |mean difference| among the
+Tukey form (Sakai, IPSJ JIP 2013, Fig 5, Sakai, PROMISE 2014, section 5.1): the smallest |mean difference| among the
 pairs found significant by the randomised Tukey HSD.
 """
 
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _validation as v
+from . import validation as v
 from .compare import Comparison, compare_all
 from .resampling import IndexSampler, paired_bootstrap_all_pairs
 
@@ -40,7 +40,7 @@ def bootstrap_delta(
     rng=None,
     sampler: IndexSampler | None = None,
 ) -> DeltaResult:
-    """Sakai's bootstrap estimate of the delta required for ASL < alpha (seed 004 Fig 7)."""
+    """Sakai's bootstrap estimate of the delta required for ASL < alpha (Sakai, IPSJ TOD 2007, Fig 7)."""
     alpha = v.check_probability(alpha, "alpha")
     res = paired_bootstrap_all_pairs(matrix, B=B, rng=rng, sampler=sampler, delta_alpha=alpha)
     return DeltaResult(
@@ -56,7 +56,7 @@ def bootstrap_delta(
 
 
 def smallest_significant_delta(comparison: Comparison) -> DeltaResult:
-    """min |delta| over the significant pairs of any comparison (seed 001 Fig 5)."""
+    """min |delta| over the significant pairs of any comparison (Sakai, IPSJ JIP 2013, Fig 5)."""
     significant = [abs(pair.delta) for pair in comparison.pairs if pair.significant]
     return DeltaResult(
         method=comparison.test,
@@ -71,7 +71,7 @@ def smallest_significant_delta(comparison: Comparison) -> DeltaResult:
 
 def tukey_delta(matrix, *, alpha: float = 0.05, B: int = 5000, rng=None,
                 tie_rule: str = "ge") -> DeltaResult:
-    """Randomised Tukey HSD estimate of the delta required at alpha (seed 001 Fig 5);
+    """Randomised Tukey HSD estimate of the delta required at alpha (Sakai, IPSJ JIP 2013, Fig 5);
     ``tie_rule`` as in tukey_hsd."""
     return smallest_significant_delta(compare_all(matrix, test="tukey", alpha=alpha, B=B, rng=rng,
                                                   tie_rule=tie_rule))

@@ -2,12 +2,12 @@
 
 Conventions (see docs/stats.md):
 
-* ASL (achieved significance level) = count / B, the seeds' definition (seed 000 Fig 12, 14, 15;
-  seed 001 Fig 2, 4). ``plus_one=True`` gives (count + 1) / (B + 1), which never reports 0.
+* ASL (achieved significance level) = count / B, Sakai's definition (Sakai, PROMISE 2014, Fig 12, 14, 15;
+  Sakai, IPSJ JIP 2013, Fig 2, 4). ``plus_one=True`` gives (count + 1) / (B + 1), which never reports 0.
 * "At least as extreme" is tested with a relative tolerance of 100 machine epsilons, as
   scipy.stats.permutation_test does, so rounding noise cannot drop the observed value itself.
 * The all-pairs functions draw ONE resample matrix (bootstrap indices, sign flips) and apply it
-  to every run pair, the practice of discriminative-power studies (seed 004 Fig 5 samples topic
+  to every run pair, the practice of discriminative-power studies (Sakai, IPSJ TOD 2007, Fig 5 samples topic
   sets Q*b once); p-values of different pairs are therefore correlated, each is still exact in
   distribution.
 """
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import _validation as v
+from . import validation as v
 from .results import ConfidenceInterval, TestResult, TukeyHSDResult
 
 IndexSampler = Callable[[int, int, np.random.Generator], np.ndarray]
@@ -37,7 +37,7 @@ _EXACT_BATCH = 1 << 15
 
 
 def default_index_sampler(n: int, B: int, rng: np.random.Generator) -> np.ndarray:
-    """B bootstrap samples of n indices drawn with replacement from 0..n-1 (seed 000 Fig 11)."""
+    """B bootstrap samples of n indices drawn with replacement from 0..n-1 (Sakai, PROMISE 2014, Fig 11)."""
     return rng.integers(0, n, size=(B, n))
 
 
@@ -52,7 +52,7 @@ def default_row_permuter(batch: int, n: int, m: int, rng: np.random.Generator) -
 
 
 def achieved_significance(count, B: int, *, plus_one: bool = False):
-    """ASL = count/B (seed 000 Fig 12) or, with plus_one, (count+1)/(B+1)."""
+    """ASL = count/B (Sakai, PROMISE 2014, Fig 12) or, with plus_one, (count+1)/(B+1)."""
     count = np.asarray(count, dtype=float)
     result = (count + 1.0) / (B + 1.0) if plus_one else count / B
     return result[()] if result.ndim == 0 else result
@@ -67,7 +67,7 @@ def at_least_as_extreme(null_values, observed):
 
 
 def studentise(mean, variance, n: int):
-    """t = mean / sqrt(variance / n) (seed 000 eq 48-49) with 0/0 := 0 and c/0 := +-inf.
+    """t = mean / sqrt(variance / n) (Sakai, PROMISE 2014, eq 48-49) with 0/0 := 0 and c/0 := +-inf.
 
     Explicit guards instead of numpy's divide warnings: a zero-variance sample with zero mean
     is no evidence at all (t = 0); a constant non-zero difference is infinitely strong.
@@ -116,7 +116,7 @@ def _report(progress, done: int, total: int) -> None:
 
 
 # ----------------------------------------------------------------------------------------------
-# paired bootstrap (seed 000 Fig 11-12; seed 001 Fig 2; seed 004 Fig 5-6)
+# paired bootstrap (Sakai, PROMISE 2014, Fig 11-12; Sakai, IPSJ JIP 2013, Fig 2; Sakai, IPSJ TOD 2007, Fig 5-6)
 
 
 def bootstrap_t_null(shifted: np.ndarray, counts: np.ndarray):
@@ -162,7 +162,7 @@ def paired_bootstrap_all_pairs(
     """Paired bootstrap ASL for every pair of columns, one shared (B, n) index sample.
 
     With ``delta_alpha`` also returns, per pair, |mean(w*b)| of the sample whose |t(w*b)| is
-    the (B*alpha)-th largest (seed 001 Fig 3, seed 004 Fig 7).
+    the (B*alpha)-th largest (Sakai, IPSJ JIP 2013, Fig 3, Sakai, IPSJ TOD 2007, Fig 7).
     """
     matrix = v.as_matrix(matrix)
     B = v.check_resamples(B)
@@ -208,7 +208,7 @@ def _delta_rank(B: int, alpha: float) -> int:
 
 
 def _borderline_mean(means: np.ndarray, t_null: np.ndarray, rank: int) -> np.ndarray:
-    """|mean(w*b)| at the rank-th largest |t(w*b)| of each column (seed 004 Fig 7)."""
+    """|mean(w*b)| at the rank-th largest |t(w*b)| of each column (Sakai, IPSJ TOD 2007, Fig 7)."""
     magnitude = np.abs(t_null)
     position = magnitude.shape[0] - rank  # rank-th largest = (B - rank)-th smallest, 0-based
     order = np.argpartition(magnitude, position, axis=0)[position]
@@ -226,7 +226,7 @@ def paired_bootstrap(
     confidence_level: float = 0.95,
     return_null: bool = False,
 ) -> TestResult:
-    """Two-sided paired bootstrap test on studentised shifted differences (seed 000 Fig 11-12).
+    """Two-sided paired bootstrap test on studentised shifted differences (Sakai, PROMISE 2014, Fig 11-12).
 
     z = x - y, w = z - mean(z); ASL = #{b: |t(w*b)| >= |t(z)|} / B. The confidence interval is
     the percentile interval of mean(z*b) = mean(z) + mean(w*b) over the same resamples.
@@ -265,7 +265,7 @@ def _standardised_mean_difference(differences: np.ndarray) -> float:
 
 
 # ----------------------------------------------------------------------------------------------
-# unpaired bootstrap (seed 000 Fig 13-14)
+# unpaired bootstrap (Sakai, PROMISE 2014, Fig 13-14)
 
 _FLOOR_FOR_GMEAN = 1e-5  # trec_eval's gm_map: log(max(value, 0.00001))
 
@@ -298,7 +298,7 @@ def unpaired_bootstrap(
     plus_one: bool = False,
     return_null: bool = False,
 ) -> TestResult:
-    """Two-sided unpaired bootstrap test for topic sets of any sizes (seed 000 Fig 13-14).
+    """Two-sided unpaired bootstrap test for topic sets of any sizes (Sakai, PROMISE 2014, Fig 13-14).
 
     v = (x, y) pooled; each resample of n+m indices gives x*b (first n) and y*b (last m);
     ASL = #{b: |M(x*b) - M(y*b)| >= |M(x) - M(y)|} / B. ``statistic`` is "mean", "gmean"
@@ -382,7 +382,7 @@ def randomisation_test(
     exact_max_n: int = 20,
     return_null: bool = False,
 ) -> TestResult:
-    """Two-sided paired randomisation test of the mean difference (Smucker et al., seed 000 4.5).
+    """Two-sided paired randomisation test of the mean difference (Smucker et al., Sakai, PROMISE 2014 4.5).
 
     Under H0 each topic's difference z_i is equally likely to have either sign. ``method``:
     "exact" enumerates all 2^n sign flips (p = share with |mean| >= observed, no +1 needed);
@@ -472,7 +472,7 @@ def randomisation_all_pairs(
 
 
 # ----------------------------------------------------------------------------------------------
-# randomised Tukey HSD (seed 000 Fig 15; seed 001 Fig 4; Carterette)
+# randomised Tukey HSD (Sakai, PROMISE 2014, Fig 15; Sakai, IPSJ JIP 2013, Fig 4; Carterette)
 
 
 def tukey_null_ranges(

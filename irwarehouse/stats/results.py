@@ -71,7 +71,7 @@ class AnovaResult:
 
 @dataclass(frozen=True)
 class TukeyHSDResult:
-    """Randomised Tukey HSD over all runs (seed 000 Fig 15, seed 001 Fig 4).
+    """Randomised Tukey HSD over all runs (Sakai, PROMISE 2014, Fig 15, Sakai, IPSJ JIP 2013, Fig 4).
 
     ``pvalues[i, j]`` is the ASL of the pair of runs i and j (symmetric, 1 on the diagonal);
     ``mean_differences[i, j] = mean_i - mean_j``. ``null_distribution`` holds the B values of

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError, WarehouseError
-from ..ingest import _check_name, campaign_id, transaction
+from ..formats.trec import tsv_lines
+from ..store.ingest import campaign_id, check_name, transaction
 from .store import _insert, _sha256, tokenise
 
 # name -> (macro, fixed arguments, parameters a user may set)
@@ -43,17 +44,7 @@ MEASURES = {
 
 def _rows(path: Path, widths: tuple[int, ...]):
     """(line number, fields) of a TSV whose lines have one of the given field counts."""
-    try:
-        text = Path(path).read_bytes().decode("utf-8")
-    except OSError as exc:
-        raise InputError(path, None, f"cannot read: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise InputError(path, None, "not UTF-8") from None
-    for number, line in enumerate(text.split("\n"), 1):
-        line = line.rstrip("\r")
-        if not line.strip() or line.startswith("#"):
-            continue
-        fields = line.split("\t")
+    for number, fields in tsv_lines(Path(path)):
         if len(fields) not in widths:
             want = " or ".join(map(str, widths))
             raise InputError(path, number, f"expected {want} tab-separated fields, found "
@@ -84,7 +75,7 @@ def ingest_nuggets(con, campaign: str, name: str, files: NuggetFiles, *,
                    replace: bool = False) -> str:
     """Store a nugget set and/or runs' matches, lengths and MobileClick outputs against it,
     in one transaction. Returns a one-line summary."""
-    _check_name("nugget set", name)
+    check_name("nugget set", name)
     with transaction(con):
         cid = campaign_id(con, campaign, create=files.gold is not None)
         row = con.execute("SELECT qrels_id FROM qrels WHERE campaign_id = ? AND name = ? "
@@ -150,7 +141,7 @@ def _store_gold(con, cid: int, name: str, path: Path, old, replace: bool) -> int
 
 def _run_id(con, cid: int, run: str, runs: dict[str, int], source: Path) -> int:
     if run not in runs:
-        _check_name("run", run)
+        check_name("run", run)
         row = con.execute("SELECT run_id FROM run WHERE campaign_id = ? AND name = ?",
                           [cid, run]).fetchone()
         runs[run] = row[0] if row else con.execute(
@@ -270,7 +261,7 @@ def store_nugget_scores(con, campaign: str, nuggets: str, rows) -> int:
     """Write (measure, run, topic, value, params) rows into `score` (family 'nuggets')."""
     import hashlib
 
-    from ..sqlassets import sql_dir
+    from ..sqlfiles import sql_dir
     ids = dict(con.execute("SELECT r.name, r.run_id FROM run r JOIN campaign c "
                            "USING (campaign_id) WHERE c.name = ?", [campaign]).fetchall())
     qid = con.execute("SELECT q.qrels_id FROM qrels q JOIN campaign c USING (campaign_id) "

@@ -8,7 +8,7 @@ import hashlib
 import sys
 
 from ..errors import WarehouseError
-from ..sqlassets import sql_dir
+from ..sqlfiles import sql_dir
 from .rouge import EvalScore, PairScore, combine, lcs_pair, wlcs_pair
 from .rouge_eval import MethodResult, RougeOptions, methods
 
@@ -138,7 +138,7 @@ def store_scores(con, campaign: str, refs: str, results: list[MethodResult],
                  options: RougeOptions) -> int:
     """Write R, P and F of every evaluation into `score` (one transaction; earlier scores of
     the same measures, runs, references and options are replaced)."""
-    from ..ingest import transaction
+    from ..store.ingest import transaction
     if options.average != 0:
         raise WarehouseError("--store keeps per-evaluation R, P and F: use -t 0")
     ids = dict(con.execute("SELECT r.name, r.run_id FROM run r JOIN campaign c "
@@ -171,7 +171,7 @@ def store_scores(con, campaign: str, refs: str, results: list[MethodResult],
 def rouge_from_warehouse(opts: dict[str, str], options: RougeOptions) -> str:
     """`irw rouge --campaign C --references NAME [options]`: score stored texts, store the
     per-topic R, P, F, and print ROUGE's layout (every run, as with -a)."""
-    from ..warehouse import connect, default_path
+    from ..store.connection import connect, default_path
     from .rouge_eval import format_result
     campaign, refs = _campaign(opts), opts["--references"]
     con = connect(opts.get("--warehouse") or default_path(), create=False, macros=False)
@@ -189,8 +189,8 @@ def store_rouge_config(opts: dict[str, str], config_path, config, options: Rouge
     """`irw rouge --store --campaign C CONFIG.xml`: ingest the configuration's texts (runs =
     peer IDs, the reference set named by --references or after the file) and store the
     per-evaluation R, P and F that were printed."""
-    from ..ingest import transaction
-    from ..warehouse import connect, default_path
+    from ..store.connection import connect, default_path
+    from ..store.ingest import transaction
     from .store import _sha256, config_texts, store_outputs, store_references
     campaign = _campaign(opts)
     refs = opts.get("--references") or config_path.name

@@ -16,8 +16,8 @@ from pathlib import Path
 import duckdb
 
 from ..errors import InputError, WarehouseError
-from ..ingest import _check_name, campaign_id, transaction
-from ..sqlassets import sql_dir
+from ..formats.trec import tsv_lines
+from ..store.ingest import campaign_id, check_name, replace_named, transaction
 from .porter import rouge_stem
 from .rougetext import (
     TokenOptions,
@@ -28,15 +28,13 @@ from .rougetext import (
     smart_stopwords,
 )
 
-TEXT_SQL_FILES = ("rouge.sql", "nuggets.sql", "iunits.sql")
-
 
 def install_text_macros(con: duckdb.DuckDBPyConnection) -> None:
-    """Create the persistent macros of sql/texts/ (idempotent: CREATE OR REPLACE)."""
-    for name in TEXT_SQL_FILES:
-        path = sql_dir() / "texts" / name
-        if path.is_file():
-            con.execute(path.read_text(encoding="utf-8"))
+    """Make sure the macros of sql/texts/ exist: a warehouse file has them (its upgrade creates
+    them with the metric macros, irwarehouse.store.connection); an in-memory one gets them
+    here."""
+    from ..store.connection import install_domain_macros
+    install_domain_macros(con, "texts")
 
 
 # -- tokens ------------------------------------------------------------------------------------
@@ -81,20 +79,7 @@ def non_white_chars(sentences: list[str]) -> int:
 def read_text_tsv(path: Path, key_name: str) -> dict[tuple[str, str], list[str]]:
     """`topic <TAB> key <TAB> text` lines -> {(topic, key): [sentences in order]}."""
     texts: dict[tuple[str, str], list[str]] = {}
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise InputError(path, None, f"cannot read: {exc.strerror or exc}") from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data[:exc.start].count(b"\n") + 1
-        raise InputError(path, line, "not UTF-8") from None
-    for number, line in enumerate(text.split("\n"), 1):
-        line = line.removesuffix("\r")
-        if not line.strip() or line.startswith("#"):
-            continue
-        fields = line.split("\t")
+    for number, fields in tsv_lines(path):
         if len(fields) != 3:
             raise InputError(path, number, f"expected 3 tab-separated fields (topic, "
                              f"{key_name}, text), found {len(fields)}")
@@ -120,7 +105,7 @@ def store_outputs(con, campaign: str, outputs: dict[tuple[str, str], list[str]],
     runs = sorted({run for _, run in outputs})
     ids = {}
     for run in runs:
-        _check_name("run", run)
+        check_name("run", run)
         row = con.execute("SELECT run_id FROM run WHERE campaign_id = ? AND name = ?",
                           [cid, run]).fetchone()
         if row:
@@ -160,16 +145,13 @@ def store_references(con, campaign: str, name: str, refs: dict[tuple[str, str], 
     """Write a reference set {(topic, ref_id): sentences} as a qrels row (format
     'text_references'); returns its qrels_id."""
     cid = campaign_id(con, campaign, create=True)
-    _check_name("reference set", name)
-    old = con.execute("SELECT qrels_id FROM qrels WHERE campaign_id = ? AND name = ?",
-                      [cid, name]).fetchone()
-    if old and not replace:
-        raise WarehouseError(f"{source}: {name!r} is already in campaign {campaign!r} "
-                             "(use --replace to replace it)")
-    if old:
-        for table in ("text_reference", "score", "judgment", "qrels"):
-            con.execute(f"DELETE FROM {table} WHERE qrels_id = ?", [old[0]])
-        con.execute("DELETE FROM text_token WHERE source = 'ref' AND owner_id = ?", [old[0]])
+    check_name("reference set", name)
+    old = replace_named(con, "qrels", cid, name, kind="reference set", campaign=campaign,
+                        source=source, replace=replace,
+                        dependents=("text_reference", "score", "judgment", "judged_row",
+                                    "judged_pair", "qrels"))
+    if old is not None:
+        con.execute("DELETE FROM text_token WHERE source = 'ref' AND owner_id = ?", [old])
     qid = con.execute(
         "INSERT INTO qrels (campaign_id, name, format, source_path, sha256, num_rows) "
         "VALUES (?, ?, 'text_references', ?, ?, ?) RETURNING qrels_id",

@@ -1,7 +1,7 @@
 -- Shared building blocks of the NTCIREVAL-compatible metrics (sql/metrics/ntcir_*.sql).
 -- Semantics: docs/ntcireval_semantics.md, from ntcir_eval.c `eval_compute` (NTCIREVAL,
 -- WASEDA-IREVAL build, github:risa-hira/Third-Search-Engine); definitions from Sakai's papers
--- (Sakai 2014 eq 9-16; Sakai 2007). Every NTCIREVAL macro takes `gains`, a MAP(level -> gain) as
+-- (Sakai, PROMISE 2014, eq 9-16; Sakai, IPSJ TOD 2007). Every NTCIREVAL macro takes `gains`, a MAP(level -> gain) as
 -- ntcir_eval's `-g g1:g2:...` (gain of L1, L2, ...); a level the map does not list has
 -- gain = level (so the empty map means gain = level).
 --
@@ -68,7 +68,7 @@ WINDOW w AS (PARTITION BY topic ORDER BY irank ROWS UNBOUNDED PRECEDING),
 -- block: ntcir_list
 -- The judged documents of every evaluated list (topics with R > 0), by rank r: level, gain g(r),
 -- C(r) (relevant documents in the top r), cg(r), the blended ratio
--- BR(r) = (beta cg(r) + C(r)) / (beta cg*(r) + r) (Sakai; Sakai 2014 eq 11) and
+-- BR(r) = (beta cg(r) + C(r)) / (beta cg*(r) + r) (Sakai; Sakai, PROMISE 2014, eq 11) and
 -- dsat = prod_{i<r} (1 - g(i)/(gmax+1)) (ERR's cascade). Unjudged documents have gain 0 and
 -- change none of these, so they need no row.
 CREATE OR REPLACE MACRO ntcir_list(gains, beta) AS TABLE

@@ -1,8 +1,12 @@
--- Average precision and its relatives (Sakai 2014 eq 9-10; trec_eval m_map.c, m_map_cut.c,
+-- Average precision and its relatives (Sakai, PROMISE 2014, eq 9-10; trec_eval m_map.c, m_map_cut.c,
 -- m_gm_map.c, m_infap.c). C(r) = rel_so_far at a relevant document of rank r.
--- source: trec_eval m_map.c, m_map_cut.c, m_gm_map.c, m_infap.c, m_recip_rank.c, m_binG.c; Sakai 2014 eq 9-10
+-- source: trec_eval m_map.c, m_map_cut.c, m_gm_map.c, m_infap.c, m_recip_rank.c, m_binG.c; Sakai, PROMISE 2014, eq 9-10
 
 -- measure: map
+-- dialect: trec_eval
+-- aliases: ir_measures AP; ranx map
+-- sets: all_trec, official
+-- order: 5
 -- summary: mean
 -- doc: AP = (1/R) sum over relevant retrieved r of C(r)/r.
 CREATE OR REPLACE MACRO m_map() AS TABLE
@@ -13,6 +17,10 @@ LEFT JOIN (SELECT run_id, topic, sum(rel_so_far / rank) AS s FROM ev_relevant
            GROUP BY run_id, topic) x ON x.run_id = b.run_id AND x.topic = b.topic;
 
 -- measure: map_cut
+-- dialect: trec_eval
+-- aliases: ir_measures AP@k; ranx map@k
+-- sets: all_trec
+-- order: 25
 -- params: cutoff INTEGER = 5,10,15,20,30,100,200,500,1000
 -- summary: mean
 -- doc: AP truncated at k, still divided by R (trec_eval map_cut).
@@ -25,6 +33,10 @@ LEFT JOIN (SELECT run_id, topic, sum(rel_so_far / rank) AS s FROM ev_relevant
        ON x.run_id = b.run_id AND x.topic = b.topic;
 
 -- measure: gm_map
+-- dialect: trec_eval
+-- aliases: ir_measures GMAP
+-- sets: all_trec, official
+-- order: 6
 -- summary: gmean
 -- per_topic: false
 -- doc: Geometric mean of AP over topics, AP floored at 1e-5 (trec_eval MIN_GEO_MEAN).
@@ -32,6 +44,9 @@ CREATE OR REPLACE MACRO m_gm_map() AS TABLE
 SELECT run_id, topic, greatest(value, 0.00001) AS value FROM m_map();
 
 -- measure: infAP
+-- dialect: trec_eval
+-- sets: all_trec
+-- order: 14
 -- summary: mean
 -- doc: Inferred AP (Yilmaz and Aslam, CIKM 2006) as trec_eval computes it: at the relevant
 --      document of 0-based position j, 1/(j+1) + (j/(j+1)) * ((rel-1 + nonrel + unjudged)/j)
@@ -53,6 +68,10 @@ LEFT JOIN (
 ) x ON x.run_id = b.run_id AND x.topic = b.topic;
 
 -- measure: recip_rank
+-- dialect: trec_eval
+-- aliases: ir_measures RR
+-- sets: all_trec, official
+-- order: 9
 -- summary: mean
 -- doc: Reciprocal rank of the first relevant document, 0 when none is retrieved.
 CREATE OR REPLACE MACRO m_recip_rank() AS TABLE
@@ -62,6 +81,9 @@ LEFT JOIN (SELECT run_id, topic, min(rank) AS r1 FROM ev_ranked WHERE is_rel
            GROUP BY run_id, topic) x ON x.run_id = b.run_id AND x.topic = b.topic;
 
 -- measure: binG
+-- dialect: trec_eval
+-- sets: all_trec
+-- order: 19
 -- summary: mean
 -- doc: trec_eval's binary G: sum over relevant retrieved documents of
 --      1/log2(2 + number of non-relevant or unjudged documents above it), divided by R.

@@ -1,9 +1,13 @@
--- Binary preference (Buckley & Voorhees 2004; Sakai 2014 eq 22-23; trec_eval m_bpref.c): each
+-- Binary preference (Buckley & Voorhees 2004; Sakai, PROMISE 2014, eq 22-23; trec_eval m_bpref.c): each
 -- relevant retrieved document scores 1 - min(n, R)/min(N, R), n = judged non-relevant documents
 -- above it, N = judged non-relevant documents of the topic; the sum is divided by R.
--- source: trec_eval m_bpref.c, m_gm_bpref.c; Buckley & Voorhees, SIGIR 2004; Sakai 2014 eq 22-23
+-- source: trec_eval m_bpref.c, m_gm_bpref.c; Buckley & Voorhees, SIGIR 2004; Sakai, PROMISE 2014, eq 22-23
 
 -- measure: bpref
+-- dialect: trec_eval
+-- aliases: ir_measures Bpref
+-- sets: all_trec, official
+-- order: 8
 -- summary: mean
 -- doc: trec_eval's bpref.
 CREATE OR REPLACE MACRO m_bpref() AS TABLE
@@ -20,6 +24,9 @@ LEFT JOIN (
 ) x ON x.run_id = b.run_id AND x.topic = b.topic;
 
 -- measure: gm_bpref
+-- dialect: trec_eval
+-- sets: all_trec
+-- order: 15
 -- summary: gmean
 -- per_topic: false
 -- doc: Geometric mean of bpref over topics, floored at 1e-5.
@@ -27,6 +34,7 @@ CREATE OR REPLACE MACRO m_gm_bpref() AS TABLE
 SELECT run_id, topic, greatest(value, 0.00001) AS value FROM m_bpref();
 
 -- measure: bpref-10
+-- dialect: irw
 -- summary: mean
 -- doc: bpref-10 (Buckley & Voorhees, SIGIR 2004; Baeza-Yates & Ribeiro-Neto 2011 "BPREF-10"): bpref with at least 10
 --      preference pairs per relevant document, (1/R) sum over relevant retrieved d of

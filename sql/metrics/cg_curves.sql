@@ -1,5 +1,5 @@
 -- Cumulated gain curves (Järvelin & Kekäläinen 2002; Baeza-Yates & Ribeiro-Neto 2011 "cumulated gain";
--- Sakai 2014 eq 6): per run, topic and rank r = 1..depth, with g(r) the gain of the level at r
+-- Sakai, PROMISE 2014, eq 6): per run, topic and rank r = 1..depth, with g(r) the gain of the level at r
 -- (gain_map, default gain = level) and g*(r) that of the ideal list (judged documents by gain,
 -- descending):
 --   CG[r]  = sum_{k<=r} g(k)

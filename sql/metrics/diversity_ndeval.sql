@@ -1,6 +1,6 @@
 -- Diversity measures of ndeval, the TREC Web track evaluator 2009-2014 (ndeval.c 4.4/4.5;
 -- Clarke et al. SIGIR 2008 and ICTIR 2009; Agrawal et al. WSDM 2009; docs/diversity_semantics.md
--- section 1). Context (sql/context.sql, built by irwarehouse.diversity.prepare):
+-- section 1). Context (sql/context.sql, the ev_make_div_* builders):
 --   ev_div_judgment(topic, intent, doc, rel)      per-subtopic judgments of the qrels,
 --   ev_div_ranked(run_id, topic, rank, intent, rel) retrieved documents with their judgments,
 --   ev_div_ideal(alpha_key, topic, rank, doc)      ndeval's greedy ideal list for each alpha.
@@ -140,6 +140,8 @@ SELECT run_id, topic, nrbp,
 FROM valued;
 
 -- measure: ERR-IA
+-- dialect: ndeval
+-- aliases: ir_measures ERR_IA
 -- params: cutoff INTEGER = 5,10,20; alpha DOUBLE = 0.5
 -- summary: mean
 -- doc: ndeval's ERR-IA@k: sum_{r<=k} ng(r)/r over the ideal-ideal normaliser.
@@ -147,6 +149,8 @@ CREATE OR REPLACE MACRO m_div_err_ia(cutoff, alpha) AS TABLE
 SELECT run_id, topic, err_ia AS value FROM ev_div_ndeval_at(alpha, cutoff);
 
 -- measure: nERR-IA
+-- dialect: ndeval
+-- aliases: ir_measures nERR_IA
 -- params: cutoff INTEGER = 5,10,20; alpha DOUBLE = 0.5
 -- summary: mean
 -- doc: ndeval's nERR-IA@k: ERR-IA@k of the run over that of the greedy ideal list.
@@ -154,6 +158,8 @@ CREATE OR REPLACE MACRO m_div_nerr_ia(cutoff, alpha) AS TABLE
 SELECT run_id, topic, nerr_ia AS value FROM ev_div_ndeval_at(alpha, cutoff);
 
 -- measure: alpha-DCG
+-- dialect: ndeval
+-- aliases: ir_measures alpha_DCG
 -- params: cutoff INTEGER = 5,10,20; alpha DOUBLE = 0.5
 -- summary: mean
 -- doc: ndeval's alpha-DCG@k: sum_{r<=k} ng(r)/log2(r+1) over the ideal-ideal normaliser.
@@ -161,6 +167,8 @@ CREATE OR REPLACE MACRO m_div_alpha_dcg(cutoff, alpha) AS TABLE
 SELECT run_id, topic, alpha_dcg AS value FROM ev_div_ndeval_at(alpha, cutoff);
 
 -- measure: alpha-nDCG
+-- dialect: ndeval
+-- aliases: ir_measures alpha_nDCG
 -- params: cutoff INTEGER = 5,10,20; alpha DOUBLE = 0.5
 -- summary: mean
 -- doc: alpha-nDCG@k (Clarke et al. 2008): alpha-DCG@k over that of the greedy ideal list.
@@ -168,6 +176,7 @@ CREATE OR REPLACE MACRO m_div_alpha_ndcg(cutoff, alpha) AS TABLE
 SELECT run_id, topic, alpha_ndcg AS value FROM ev_div_ndeval_at(alpha, cutoff);
 
 -- measure: NRBP
+-- dialect: ndeval
 -- params: alpha DOUBLE = 0.5; beta DOUBLE = 0.5
 -- summary: mean
 -- doc: Novelty- and rank-biased precision (Clarke et al. ICTIR 2009) over the whole list.
@@ -175,6 +184,7 @@ CREATE OR REPLACE MACRO m_div_nrbp(alpha, beta) AS TABLE
 SELECT run_id, topic, nrbp AS value FROM ev_div_nrbp(alpha, beta);
 
 -- measure: nNRBP
+-- dialect: ndeval
 -- params: alpha DOUBLE = 0.5; beta DOUBLE = 0.5
 -- summary: mean
 -- doc: NRBP over that of the greedy ideal list (NaN when the topic has no relevant document).
@@ -182,6 +192,8 @@ CREATE OR REPLACE MACRO m_div_nnrbp(alpha, beta) AS TABLE
 SELECT run_id, topic, nnrbp AS value FROM ev_div_nrbp(alpha, beta);
 
 -- measure: MAP-IA
+-- dialect: ndeval
+-- aliases: ir_measures AP_IA; ir_measures MAP_IA
 -- summary: mean
 -- doc: Intent-aware AP over the whole list: (1/N) sum_j (1/R_j) sum_{r: I_j(r)} C_j(r)/r.
 CREATE OR REPLACE MACRO m_div_map_ia() AS TABLE
@@ -210,6 +222,8 @@ LEFT JOIN ev_div_nsub() n ON n.topic = b.topic
 LEFT JOIN summed s ON s.run_id = b.run_id AND s.topic = b.topic;
 
 -- measure: P-IA
+-- dialect: ndeval
+-- aliases: ir_measures P_IA
 -- params: cutoff INTEGER = 5,10,20
 -- summary: mean
 -- doc: Intent-aware precision@k: relevant (subtopic, document) pairs in the top k over k N.
@@ -218,6 +232,8 @@ SELECT run_id, topic, CASE WHEN n > 0 THEN pairs / (cutoff * n) ELSE 0.0 END AS 
 FROM ev_div_cover_at(cutoff);
 
 -- measure: strec
+-- dialect: ndeval
+-- aliases: ir_measures StRecall
 -- params: cutoff INTEGER = 5,10,20
 -- summary: mean
 -- doc: Subtopic recall@k (Zhai et al. 2003): subtopics covered in the top k over N.

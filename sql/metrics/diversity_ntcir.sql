@@ -1,6 +1,6 @@
--- Diversity measures of NTCIREVAL 190111 (Sakai; Sakai 2012; docs/diversity_semantics.md
+-- Diversity measures of NTCIREVAL 190111 (Sakai; Sakai, IPSJ JIP 2013; docs/diversity_semantics.md
 -- section 2): D-, DIN- and intent-aware (IA) measures, I-rec, the # combinations, P+Q, and the
--- gold-standard helpers Ef-P and PMP. Context (sql/context.sql, irwarehouse.diversity.prepare):
+-- gold-standard helpers Ef-P and PMP. Context (sql/context.sql, the ev_make_div_* builders):
 --   ev_div_judgment(topic, intent, doc, rel)        per-intent levels (Dqrels L0..L9),
 --   ev_div_ranked(run_id, topic, rank, intent, rel)  retrieved documents with their levels,
 --   ev_div_intent(topic, intent, probability, intent_type)  Pr(i|q) and inf/nav (Iprob, DINprob).
@@ -10,7 +10,7 @@
 -- measure at cutoff l is computed on the list truncated at l, as NTCIREVAL's scripts do
 -- (glabel -truncate l). Arithmetic is exact: NTCIREVAL's text round trips (%.6g, %.4f) can move
 -- its printed values by 1e-4.
--- source: NTCIREVAL 190111 (D-NTCIR-eval, DIN-NTCIR-eval, D-NTCIR-IAeval); Sakai & Song, SIGIR 2011; Sakai, IPSJ Journal of Information Processing 2012
+-- source: NTCIREVAL 190111 (D-NTCIR-eval, DIN-NTCIR-eval, D-NTCIR-IAeval); Sakai & Song, SIGIR 2011; Sakai, IPSJ JIP 2013
 
 -- block: ev_ntd_intent
 -- The intents of each topic that have a relevant document, with Pr(i|q) (uniform over them when
@@ -31,7 +31,7 @@ FROM rel_intents ri
 LEFT JOIN ev_div_intent i ON i.topic = ri.topic AND i.intent = ri.intent;
 
 -- block: ev_ntd_gg
--- The global gain of each relevant document, GG(d) = sum_i Pr(i|q) g_i(d) (Sakai 2012 eq 6).
+-- The global gain of each relevant document, GG(d) = sum_i Pr(i|q) g_i(d) (Sakai, IPSJ JIP 2013 eq 6).
 CREATE OR REPLACE MACRO ev_ntd_gg() AS TABLE
 SELECT j.topic, j.doc, sum(i.prob * j.gain) AS gg
 FROM ev_div_judgment j
@@ -42,7 +42,7 @@ GROUP BY j.topic, j.doc;
 -- block: ev_ntd_lists
 -- The system gain lists, relevant ranks only (gain > 0), one per key: 'D' (global gain), 'DIN'
 -- (global gain where a navigational intent counts only at its first relevant document of the
--- list, Sakai 2012 eq 8) and 'I:<intent>' (the intent's own level).
+-- list, Sakai, IPSJ JIP 2013 eq 8) and 'I:<intent>' (the intent's own level).
 CREATE OR REPLACE MACRO ev_ntd_lists() AS TABLE
 WITH firsts AS (
     SELECT run_id, topic, rank, intent, rel, gain,
@@ -98,7 +98,7 @@ FROM ranked;
 --   ap     = sum_{r<=l, J(r)} C(r)/r / min(l, R),
 --   err    = sum_r (1/r) (g(r)/(h+1)) prod_{k<r} (1 - g(k)/(h+1)), h the largest ideal gain;
 --   nerr   = err over the ideal's,
---   pplus  = P+ (Sakai 2012 eq 11): sum_{r<=rp, J(r)} BR(r) / C(rp), rp the first rank of the
+--   pplus  = P+ (Sakai, IPSJ JIP 2013 eq 11): sum_{r<=rp, J(r)} BR(r) / C(rp), rp the first rank of the
 --            largest gain in the truncated list.
 CREATE OR REPLACE MACRO ev_ntd_at(cutoff, beta) AS TABLE
 WITH stats AS (
@@ -198,7 +198,7 @@ LEFT JOIN per_intent p ON p.run_id = b.run_id AND p.topic = b.topic
 GROUP BY b.run_id, b.topic;
 
 -- block: ev_ntd_sharp
--- The # combination gamma I-rec@l + (1 - gamma) M@l (Sakai and Song; Sakai 2012). With printed
+-- The # combination gamma I-rec@l + (1 - gamma) M@l (Sakai and Song; Sakai, IPSJ JIP 2013). With printed
 -- <> 0 the components are first rounded to 4 decimals: NTCIREVAL's D-NTCIR-eval and
 -- DIN-NTCIR-eval read I-rec@l and Q@l / MSnDCG@l back from ntcir_eval's %.4f output and
 -- combine them in awk, so their D#/DIN# lines can differ from exact arithmetic by 1e-4
@@ -208,6 +208,7 @@ CASE WHEN printed <> 0 THEN gamma * round(irec, 4) + (1.0 - gamma) * round(m, 4)
      ELSE gamma * irec + (1.0 - gamma) * m END;
 
 -- measure: I-rec
+-- dialect: ntcireval
 -- params: cutoff INTEGER = 10
 -- summary: mean
 -- doc: Intent recall@l (NTCIREVAL irec): share of the intents with a relevant document that the
@@ -216,6 +217,7 @@ CREATE OR REPLACE MACRO m_ntd_irec(cutoff) AS TABLE
 SELECT run_id, topic, value FROM ev_ntd_irec(cutoff);
 
 -- measure: I-rec@n
+-- dialect: ntcireval
 -- summary: mean
 -- doc: I-rec@n (NTCIREVAL irec): I-rec at l = n, the number of intents with a relevant document.
 CREATE OR REPLACE MACRO m_ntd_irec_n() AS TABLE
@@ -235,13 +237,15 @@ LEFT JOIN n ON n.topic = b.topic
 LEFT JOIN covered c ON c.run_id = b.run_id AND c.topic = b.topic;
 
 -- measure: D-nDCG
+-- dialect: ntcireval
 -- params: cutoff INTEGER = 10
 -- summary: mean
--- doc: D-nDCG@l (Sakai and Song; Sakai 2012 eq 6): MSnDCG@l on global gains sum_i Pr(i|q) g_i(d).
+-- doc: D-nDCG@l (Sakai and Song; Sakai, IPSJ JIP 2013 eq 6): MSnDCG@l on global gains sum_i Pr(i|q) g_i(d).
 CREATE OR REPLACE MACRO m_ntd_d_ndcg(cutoff) AS TABLE
 SELECT run_id, topic, msndcg AS value FROM ev_ntd_key(cutoff, 1.0, 'D');
 
 -- measure: D-Q
+-- dialect: ntcireval
 -- params: cutoff INTEGER = 10; beta DOUBLE = 1
 -- summary: mean
 -- doc: D-Q@l: Q@l (sum of blended ratios over min(l, R)) on global gains.
@@ -249,14 +253,16 @@ CREATE OR REPLACE MACRO m_ntd_d_q(cutoff, beta) AS TABLE
 SELECT run_id, topic, q AS value FROM ev_ntd_key(cutoff, beta, 'D');
 
 -- measure: DIN-nDCG
+-- dialect: ntcireval
 -- params: cutoff INTEGER = 10
 -- summary: mean
--- doc: DIN-nDCG@l (Sakai 2012 eq 8): D-nDCG@l where a navigational intent gains only at its first
+-- doc: DIN-nDCG@l (Sakai, IPSJ JIP 2013 eq 8): D-nDCG@l where a navigational intent gains only at its first
 --      relevant document; the ideal list is D's.
 CREATE OR REPLACE MACRO m_ntd_din_ndcg(cutoff) AS TABLE
 SELECT run_id, topic, msndcg AS value FROM ev_ntd_key(cutoff, 1.0, 'DIN');
 
 -- measure: DIN-Q
+-- dialect: ntcireval
 -- params: cutoff INTEGER = 10; beta DOUBLE = 1
 -- summary: mean
 -- doc: DIN-Q@l: D-Q@l with DIN gains (a document whose DIN gain is 0 is not relevant).
@@ -264,6 +270,7 @@ CREATE OR REPLACE MACRO m_ntd_din_q(cutoff, beta) AS TABLE
 SELECT run_id, topic, q AS value FROM ev_ntd_key(cutoff, beta, 'DIN');
 
 -- measure: D#-nDCG
+-- dialect: ntcireval
 -- params: cutoff INTEGER = 10; gamma DOUBLE = 0.5; printed INTEGER = 0
 -- summary: mean
 -- doc: D#-nDCG@l = gamma I-rec@l + (1 - gamma) D-nDCG@l.
@@ -274,6 +281,7 @@ FROM ev_ntd_key(cutoff, 1.0, 'D') d
 JOIN ev_ntd_irec(cutoff) i ON i.run_id = d.run_id AND i.topic = d.topic;
 
 -- measure: D#-Q
+-- dialect: ntcireval
 -- params: cutoff INTEGER = 10; gamma DOUBLE = 0.5; beta DOUBLE = 1; printed INTEGER = 0
 -- summary: mean
 -- doc: D#-Q@l = gamma I-rec@l + (1 - gamma) D-Q@l.
@@ -284,6 +292,7 @@ FROM ev_ntd_key(cutoff, beta, 'D') d
 JOIN ev_ntd_irec(cutoff) i ON i.run_id = d.run_id AND i.topic = d.topic;
 
 -- measure: DIN#-nDCG
+-- dialect: ntcireval
 -- params: cutoff INTEGER = 10; gamma DOUBLE = 0.5; printed INTEGER = 0
 -- summary: mean
 -- doc: DIN#-nDCG@l = gamma I-rec@l + (1 - gamma) DIN-nDCG@l.
@@ -294,6 +303,7 @@ FROM ev_ntd_key(cutoff, 1.0, 'DIN') d
 JOIN ev_ntd_irec(cutoff) i ON i.run_id = d.run_id AND i.topic = d.topic;
 
 -- measure: DIN#-Q
+-- dialect: ntcireval
 -- params: cutoff INTEGER = 10; gamma DOUBLE = 0.5; beta DOUBLE = 1; printed INTEGER = 0
 -- summary: mean
 -- doc: DIN#-Q@l = gamma I-rec@l + (1 - gamma) DIN-Q@l.
@@ -304,6 +314,8 @@ FROM ev_ntd_key(cutoff, beta, 'DIN') d
 JOIN ev_ntd_irec(cutoff) i ON i.run_id = d.run_id AND i.topic = d.topic;
 
 -- measure: IA-nDCG
+-- dialect: ntcireval
+-- aliases: sakai2014 nDCG-IA
 -- params: cutoff INTEGER = 10; printed INTEGER = 0
 -- summary: mean
 -- doc: Intent-aware MSnDCG@l, sum_i Pr(i|q) MSnDCG_i@l (NTCIREVAL's IA-MSnDCG); printed=1
@@ -312,6 +324,8 @@ CREATE OR REPLACE MACRO m_ntd_ia_ndcg(cutoff, printed) AS TABLE
 SELECT run_id, topic, msndcg AS value FROM ev_ntd_ia(cutoff, 1.0, printed);
 
 -- measure: IA-Q
+-- dialect: ntcireval
+-- aliases: sakai2014 Q-IA
 -- params: cutoff INTEGER = 10; beta DOUBLE = 1
 -- summary: mean
 -- doc: Intent-aware Q@l, sum_i Pr(i|q) Q_i@l.
@@ -319,6 +333,8 @@ CREATE OR REPLACE MACRO m_ntd_ia_q(cutoff, beta) AS TABLE
 SELECT run_id, topic, q AS value FROM ev_ntd_ia(cutoff, beta, 0);
 
 -- measure: IA-AP
+-- dialect: ntcireval
+-- aliases: sakai2014 AP-IA
 -- params: cutoff INTEGER = 10
 -- summary: mean
 -- doc: Intent-aware AP@l, sum_i Pr(i|q) AP_i@l (AP@l divides by min(l, R_i)).
@@ -326,6 +342,7 @@ CREATE OR REPLACE MACRO m_ntd_ia_ap(cutoff) AS TABLE
 SELECT run_id, topic, ap AS value FROM ev_ntd_ia(cutoff, 1.0, 0);
 
 -- measure: IA-ERR
+-- dialect: ntcireval
 -- params: cutoff INTEGER = 10; printed INTEGER = 0
 -- summary: mean
 -- doc: Intent-aware ERR@l with NTCIREVAL's stopping probability g/(hgain+1) per intent;
@@ -334,6 +351,7 @@ CREATE OR REPLACE MACRO m_ntd_ia_err(cutoff, printed) AS TABLE
 SELECT run_id, topic, err AS value FROM ev_ntd_ia(cutoff, 1.0, printed);
 
 -- measure: IA-nERR
+-- dialect: ntcireval
 -- params: cutoff INTEGER = 10; printed INTEGER = 0
 -- summary: mean
 -- doc: Intent-aware nERR@l, sum_i Pr(i|q) nERR_i@l; printed=1 sums the 4-decimal values, as
@@ -342,20 +360,23 @@ CREATE OR REPLACE MACRO m_ntd_ia_nerr(cutoff, printed) AS TABLE
 SELECT run_id, topic, nerr AS value FROM ev_ntd_ia(cutoff, 1.0, printed);
 
 -- measure: SUMp
+-- dialect: ntcireval
 -- summary: mean
 -- doc: Sum of Pr(i|q) over the intents with a relevant document (NTCIREVAL's SUMp).
 CREATE OR REPLACE MACRO m_ntd_sump() AS TABLE
 SELECT run_id, topic, sump AS value FROM ev_ntd_ia(1, 1.0, 0);
 
 -- measure: P+Q
+-- dialect: ntcireval
 -- params: cutoff INTEGER = 10; beta DOUBLE = 1
 -- summary: mean
--- doc: P+Q@l (Sakai 2012 eq 12): sum over informational intents of Pr Q_i@l plus over
+-- doc: P+Q@l (Sakai, IPSJ JIP 2013 eq 12): sum over informational intents of Pr Q_i@l plus over
 --      navigational ones of Pr P+_i (its preferred rank within the top l).
 CREATE OR REPLACE MACRO m_ntd_pplusq(cutoff, beta) AS TABLE
 SELECT run_id, topic, pplusq AS value FROM ev_ntd_ia(cutoff, beta, 0);
 
 -- measure: P+Q#
+-- dialect: ntcireval
 -- params: cutoff INTEGER = 10; gamma DOUBLE = 0.5; beta DOUBLE = 1
 -- summary: mean
 -- doc: P+Q#@l = gamma I-rec@l + (1 - gamma) P+Q@l.
@@ -365,9 +386,10 @@ FROM ev_ntd_ia(cutoff, beta, 0) p
 JOIN ev_ntd_irec(cutoff) i ON i.run_id = p.run_id AND i.topic = p.topic;
 
 -- measure: Ef-P
+-- dialect: ntcireval
 -- params: cutoff INTEGER = 10
 -- summary: mean
--- doc: Effective precision@l (Sakai 2012 section 4.2): share of the top l relevant to some
+-- doc: Effective precision@l (Sakai, IPSJ JIP 2013 section 4.2): share of the top l relevant to some
 --      informational intent or holding the first relevant document of a navigational one.
 CREATE OR REPLACE MACRO m_ntd_efp(cutoff) AS TABLE
 WITH effective AS (
@@ -387,6 +409,7 @@ FROM ev_base() b
 LEFT JOIN effective e ON e.run_id = b.run_id AND e.topic = b.topic;
 
 -- measure: PMP
+-- dialect: ntcireval
 -- params: cutoff INTEGER = 10
 -- summary: mean
 -- doc: Precision@l for the most probable intent of the topic's probabilities (uniform: every

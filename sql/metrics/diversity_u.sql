@@ -1,18 +1,24 @@
--- The diversity forms of the U-measure (Sakai & Dou, SIGIR 2013; Sakai 2014 section 3.1 eq 30-31,
--- Fig 4): U over a linear-traversal trailtext as sql/metrics/trailtext.sql defines it,
+-- The diversity forms of the U-measure (Sakai & Dou, SIGIR 2013; Sakai, "Metrics, Statistics,
+-- Tests", PROMISE Winter School 2013, LNCS 8173, 2014, section 3.1 eq 30-31, Fig 4): U over a
+-- linear-traversal trailtext as sql/metrics/trailtext.sql defines it,
 --   pos(r) = snippet * r + F * sum_{k<=r, k read} len(k),  D(pos) = max(0, 1 - pos/L),
--- with per-intent gains g_i = (2^level_i - 1) / 2^H (H = max_level, or the highest level judged
--- for the topic over its intents when max_level = 0) and Pr(i|q) from ev_ntd_intent()
+-- with per-intent gains g_i = (2^level_i - 1) / 2^H and Pr(i|q) from ev_ntd_intent()
 -- (diversity_ntcir.sql: intents with a relevant document; uniform without probabilities).
+-- H, the highest level: max_level when > 0, else the TOPIC's highest level, the largest level
+-- judged for any intent of the topic (retrieved or not). The same H serves D-U's global gain and
+-- every per-intent U_i of U-IA. Eq 30-31 leave H open for U_i; one H per topic keeps the
+-- intents' gains on one scale, the scale of D-U's global gain: with H per intent, an intent
+-- judged only up to L1 would give its L1 documents gain 1/2, as much as another intent's L2 ones
+-- would give at H = 2 (tests/test_diversity_u.py pins the choice).
 --   D-U  = (1/N) sum_r GG(r) D(pos(r)),  GG(r) = sum_i Pr(i|q) g_i(r)                  (eq 30)
 --          one trailtext: F of a document is read when it is relevant to some intent;
 --   U-IA = sum_i Pr(i|q) U_i                                                          (eq 31)
 --          U_i on intent i's own trailtext: its user reads F of the documents relevant to i.
--- (With one trailtext for every intent, U-IA would equal D-U by linearity; Sakai 2014 says they
+-- (With one trailtext for every intent, U-IA would equal D-U by linearity; Sakai, PROMISE 2014 says they
 -- "behave similarly", which the per-intent trailtexts give.) Lengths in characters from the
 -- `doc` table (missing_length when absent); the list is ev_div_listed (every retrieved
 -- document, ranks as ev_div_ranked, -M and -J applied).
--- source: Sakai & Dou, SIGIR 2013; Sakai 2014 eq 30-31
+-- source: Sakai & Dou, SIGIR 2013; Sakai, PROMISE 2014, eq 30-31
 
 -- block: ev_ntd_u_docs
 -- The relevant (level >= 1) per-intent judgments of the retrieved documents, with the rank,
@@ -32,11 +38,13 @@ JOIN top_level t ON t.topic = l.topic
 WHERE j.rel >= 1;
 
 -- measure: D-U
+-- dialect: irw
 -- params: snippet DOUBLE = 200; f DOUBLE = 0.2; l DOUBLE = 132000; norm DOUBLE = 1; max_level INTEGER = 0; missing_length DOUBLE = 0
 -- needs: div_listed
 -- summary: mean
--- doc: D-U (Sakai & Dou 2013; Sakai 2014 eq 30 in eq 19): U-measure with the global gain
---      sum_i Pr(i|q) (2^l_i - 1)/2^H, F of every document relevant to some intent read.
+-- doc: D-U (Sakai & Dou 2013; Sakai, PROMISE 2014, eq 30 in eq 19): U-measure with the global gain
+--      sum_i Pr(i|q) (2^l_i - 1)/2^H, F of every document relevant to some intent read; H =
+--      max_level or the topic's highest level over all its intents.
 CREATE OR REPLACE MACRO m_ntd_d_u(snippet, f, l, norm, max_level, missing_length) AS TABLE
 WITH docs AS (
     SELECT run_id, topic, rank, any_value(len) AS len, sum(prob * gain) AS gg
@@ -58,11 +66,14 @@ FROM ev_base() b
 LEFT JOIN s ON s.run_id = b.run_id AND s.topic = b.topic;
 
 -- measure: U-IA
+-- dialect: irw
 -- params: snippet DOUBLE = 200; f DOUBLE = 0.2; l DOUBLE = 132000; norm DOUBLE = 1; max_level INTEGER = 0; missing_length DOUBLE = 0
 -- needs: div_listed
 -- summary: mean
--- doc: U-IA (Sakai & Dou 2013; Sakai 2014 eq 31): sum_i Pr(i|q) U_i, U_i the U-measure of intent
---      i's levels on its own trailtext (F of the documents relevant to i read).
+-- doc: U-IA (Sakai & Dou 2013; Sakai, PROMISE 2014, eq 31): sum_i Pr(i|q) U_i, U_i the U-measure of intent
+--      i's levels on its own trailtext (F of the documents relevant to i read), with gains
+--      (2^l_i - 1)/2^H, H = max_level or the topic's highest level over all its intents (not
+--      intent i's own highest level).
 CREATE OR REPLACE MACRO m_ntd_u_ia(snippet, f, l, norm, max_level, missing_length) AS TABLE
 WITH placed AS (
     SELECT run_id, topic, intent, prob, gain,

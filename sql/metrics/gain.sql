@@ -153,6 +153,9 @@ FROM gained
 WINDOW w AS (PARTITION BY run_id, topic ORDER BY rank ROWS UNBOUNDED PRECEDING);
 
 -- measure: G
+-- dialect: trec_eval
+-- sets: all_trec
+-- order: 20
 -- params: gains MAP = {}
 -- summary: mean
 -- doc: trec_eval's normalised gain G (m_G.c): at each rank k with gain g(k) <> 0 add
@@ -186,6 +189,9 @@ LEFT JOIN ideal_totals t ON t.topic = b.topic
 LEFT JOIN summed s ON s.run_id = b.run_id AND s.topic = b.topic;
 
 -- measure: ndcg_rel
+-- dialect: trec_eval
+-- sets: all_trec
+-- order: 22
 -- params: gains MAP = {}
 -- summary: mean
 -- doc: trec_eval's nDCG averaged over the relevant documents (m_ndcg_rel.c): the sum over
@@ -233,6 +239,9 @@ SELECT run_id, topic,
 FROM summed;
 
 -- measure: Rndcg
+-- dialect: trec_eval
+-- sets: all_trec
+-- order: 23
 -- params: gains MAP = {}
 -- summary: mean
 -- doc: trec_eval's nDCG averaged at the R levels (m_Rndcg.c): the mean of DCG(b)/IDCG(b) over

@@ -1,4 +1,4 @@
--- Interpolated precision at recall levels (Sakai 2014 eq 7-8; Baeza-Yates & Ribeiro-Neto 2011; trec_eval
+-- Interpolated precision at recall levels (Sakai, PROMISE 2014, eq 7-8; Baeza-Yates & Ribeiro-Neto 2011; trec_eval
 -- m_iprec_at_recall.c, m_11pt_avg.c). A recall level x is the c-th relevant document with
 -- c = (long)(x*R + 0.9) (trec_eval 9.x truncation; 10.0 rounds: lround(x*R),
 -- chosen by $iprec_rounding of the context); the interpolated precision there is the
@@ -8,7 +8,7 @@
 -- 0/0 = NaN at every c = 0 (precision num_rel_ret/num_ret before its loop); printed `  -nan`.
 -- A topic -c adds for a run that lacks it is such a list only in 10.0 with -J or -M0 (10.0
 -- evaluates a one-document list of a non-pool document; 9.x does not evaluate the topic).
--- source: trec_eval m_iprec_at_recall.c, m_11pt_avg.c; Sakai 2014 eq 7-8
+-- source: trec_eval m_iprec_at_recall.c, m_11pt_avg.c; Sakai, PROMISE 2014, eq 7-8
 
 -- block: ev_iprec
 CREATE OR REPLACE MACRO ev_iprec(recall_level) AS TABLE
@@ -25,6 +25,10 @@ LEFT JOIN (
 ) x ON x.run_id = b.run_id AND x.topic = b.topic;
 
 -- measure: iprec_at_recall
+-- dialect: trec_eval
+-- aliases: ir_measures IPrec@k
+-- sets: all_trec, official
+-- order: 10
 -- params: recall_level DOUBLE = 0.0,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1.0
 -- summary: mean
 -- doc: Interpolated precision at a recall level.
@@ -32,6 +36,9 @@ CREATE OR REPLACE MACRO m_iprec_at_recall(recall_level) AS TABLE
 SELECT run_id, topic, value FROM ev_iprec(recall_level);
 
 -- measure: 11pt_avg
+-- dialect: trec_eval
+-- sets: all_trec
+-- order: 18
 -- params: recall_levels DOUBLE[] = [0.0,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1.0]
 -- summary: mean
 -- doc: Mean interpolated precision over recall levels (11-point average by default).

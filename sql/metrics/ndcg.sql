@@ -1,4 +1,4 @@
--- Discounted cumulative gain (Sakai 2014 eq 6; Jarvelin & Kekalainen 2002; trec_eval m_ndcg.c,
+-- Discounted cumulative gain (Sakai, PROMISE 2014, eq 6; Jarvelin & Kekalainen 2002; trec_eval m_ndcg.c,
 -- m_ndcg_cut.c): DCG@k = sum_{r<=k} g(r)/log2(r+1) over the evaluated list, divided by the same
 -- sum over the ideal list (judged documents by gain, descending, positive gains only).
 -- `gain_map` is a MAP(level -> gain); levels it does not list keep gain = level.
@@ -38,6 +38,10 @@ LEFT JOIN dcg d ON d.run_id = b.run_id AND d.topic = b.topic
 LEFT JOIN ideal i ON i.topic = b.topic;
 
 -- measure: ndcg
+-- dialect: trec_eval
+-- aliases: ir_measures nDCG
+-- sets: all_trec
+-- order: 21
 -- params: gains MAP = {}
 -- summary: mean
 -- doc: nDCG over the whole list; gains per level (trec_eval `ndcg.1=3,2=9`), default gain = level.
@@ -45,6 +49,10 @@ CREATE OR REPLACE MACRO m_ndcg(gains) AS TABLE
 SELECT run_id, topic, value FROM ev_ndcg_at(gains, NULL);
 
 -- measure: ndcg_cut
+-- dialect: trec_eval
+-- aliases: ir_measures nDCG@k; ranx ndcg@k
+-- sets: all_trec
+-- order: 24
 -- params: cutoff INTEGER = 5,10,15,20,30,100,200,500,1000
 -- summary: mean
 -- doc: nDCG@k with gain = level (trec_eval ndcg_cut; ir_measures nDCG@k).

@@ -14,53 +14,39 @@ CREATE OR REPLACE MACRO ntcir_gamma_norm(gamma, num_rel) AS
 CASE WHEN gamma = 1 THEN CAST(num_rel AS DOUBLE)
      ELSE (1.0 - pow(gamma, num_rel)) / (1.0 - gamma) END;
 
--- measure: ntcir_ncurb_p
--- ntcir: NCUrb,P
--- params: gains MAP = {}; gamma DOUBLE = 0.95
+-- measure: NCUrb,P
+-- ntcir: NCUrb,P = 106; NCUrb,P@k = 302
+-- dialect: ntcireval
+-- sets: ntcireval, ntcireval-j
+-- params: gains MAP = {}; gamma DOUBLE = 0.95; cutoff INTEGER = NULL
 -- doc: NCUrb,P = sum_{g(r)>0} (C(r)/r) gamma^(C(r)-1) / sum_{i=1..R} gamma^(i-1).
-CREATE OR REPLACE MACRO m_ntcir_ncurb_p(gains, gamma) AS TABLE
-SELECT run_id, topic, ncup_sum / ntcir_gamma_norm(gamma, num_rel) AS value
-FROM ntcir_sums(gains, 1.0, gamma, 0.95, 0.99, 2.0, NULL);
-
--- measure: ntcir_ncurb_br
--- ntcir: NCUrb,BR
--- params: gains MAP = {}; beta DOUBLE = 1.0; gamma DOUBLE = 0.95
--- doc: NCUrb,BR = sum_{g(r)>0} BR(r) gamma^(C(r)-1) / sum_{i=1..R} gamma^(i-1).
-CREATE OR REPLACE MACRO m_ntcir_ncurb_br(gains, beta, gamma) AS TABLE
-SELECT run_id, topic, ncubr_sum / ntcir_gamma_norm(gamma, num_rel) AS value
-FROM ntcir_sums(gains, beta, gamma, 0.95, 0.99, 2.0, NULL);
-
--- measure: ntcir_ncurb_ie
--- ntcir: NCUrb,IE
--- params: gains MAP = {}; gamma DOUBLE = 0.95; rbu_p DOUBLE = 0.99
--- doc: NCUrb,IE = sum_{g(r)>0} rbu_p^r gamma^(C(r)-1) / sum_{i=1..R} gamma^(i-1).
-CREATE OR REPLACE MACRO m_ntcir_ncurb_ie(gains, gamma, rbu_p) AS TABLE
-SELECT run_id, topic, ncuie_sum / ntcir_gamma_norm(gamma, num_rel) AS value
-FROM ntcir_sums(gains, 1.0, gamma, 0.95, rbu_p, 2.0, NULL);
-
--- measure: ntcir_ncurb_p_at
--- ntcir: NCUrb,P@k
--- params: gains MAP = {}; gamma DOUBLE = 0.95; cutoff INTEGER = 1000
--- doc: NCUrb,P@k = sum_{r<=k, g(r)>0} (C(r)/r) gamma^(C(r)-1) / min(k, R) (ntcir_eval.c).
-CREATE OR REPLACE MACRO m_ntcir_ncurb_p_at(gains, gamma, cutoff) AS TABLE
-SELECT run_id, topic, ncup_sum / d AS value
+--      At a cutoff k (NCUrb,P@k): NCUrb,P@k = sum_{r<=k, g(r)>0} (C(r)/r) gamma^(C(r)-1) / min(k, R) (ntcir_eval.c).
+CREATE OR REPLACE MACRO m_ntcir_ncurb_p(gains, gamma, cutoff) AS TABLE
+SELECT run_id, topic, ncup_sum / CASE WHEN cutoff IS NULL THEN ntcir_gamma_norm(gamma, num_rel) ELSE d END AS value
 FROM ntcir_sums(gains, 1.0, gamma, 0.95, 0.99, 2.0, cutoff);
 
--- measure: ntcir_ncurb_br_at
--- ntcir: NCUrb,BR@k
--- params: gains MAP = {}; beta DOUBLE = 1.0; gamma DOUBLE = 0.95; cutoff INTEGER = 1000
--- doc: NCUrb,BR@k = sum_{r<=k, g(r)>0} BR(r) gamma^(C(r)-1) / min(k, R) (ntcir_eval.c).
-CREATE OR REPLACE MACRO m_ntcir_ncurb_br_at(gains, beta, gamma, cutoff) AS TABLE
-SELECT run_id, topic, ncubr_sum / d AS value
+-- measure: NCUrb,BR
+-- ntcir: NCUrb,BR = 107; NCUrb,BR@k = 303
+-- dialect: ntcireval
+-- sets: ntcireval, ntcireval-j
+-- params: gains MAP = {}; beta DOUBLE = 1.0; gamma DOUBLE = 0.95; cutoff INTEGER = NULL
+-- doc: NCUrb,BR = sum_{g(r)>0} BR(r) gamma^(C(r)-1) / sum_{i=1..R} gamma^(i-1).
+--      At a cutoff k (NCUrb,BR@k): NCUrb,BR@k = sum_{r<=k, g(r)>0} BR(r) gamma^(C(r)-1) / min(k, R) (ntcir_eval.c).
+CREATE OR REPLACE MACRO m_ntcir_ncurb_br(gains, beta, gamma, cutoff) AS TABLE
+SELECT run_id, topic, ncubr_sum / CASE WHEN cutoff IS NULL THEN ntcir_gamma_norm(gamma, num_rel) ELSE d END AS value
 FROM ntcir_sums(gains, beta, gamma, 0.95, 0.99, 2.0, cutoff);
 
--- measure: ntcir_ncurb_ie_at
--- ntcir: NCUrb,IE@k
--- params: gains MAP = {}; gamma DOUBLE = 0.95; rbu_p DOUBLE = 0.99; cutoff INTEGER = 1000
--- doc: NCUrb,IE@k = sum_{r<=k, g(r)>0} rbu_p^r gamma^(C(r)-1) / min(k, R) (ntcir_eval.c).
-CREATE OR REPLACE MACRO m_ntcir_ncurb_ie_at(gains, gamma, rbu_p, cutoff) AS TABLE
-SELECT run_id, topic, ncuie_sum / d AS value
+-- measure: NCUrb,IE
+-- ntcir: NCUrb,IE = 108; NCUrb,IE@k = 304
+-- dialect: ntcireval
+-- sets: ntcireval, ntcireval-j
+-- params: gains MAP = {}; gamma DOUBLE = 0.95; rbu_p DOUBLE = 0.99; cutoff INTEGER = NULL
+-- doc: NCUrb,IE = sum_{g(r)>0} rbu_p^r gamma^(C(r)-1) / sum_{i=1..R} gamma^(i-1).
+--      At a cutoff k (NCUrb,IE@k): NCUrb,IE@k = sum_{r<=k, g(r)>0} rbu_p^r gamma^(C(r)-1) / min(k, R) (ntcir_eval.c).
+CREATE OR REPLACE MACRO m_ntcir_ncurb_ie(gains, gamma, rbu_p, cutoff) AS TABLE
+SELECT run_id, topic, ncuie_sum / CASE WHEN cutoff IS NULL THEN ntcir_gamma_norm(gamma, num_rel) ELSE d END AS value
 FROM ntcir_sums(gains, 1.0, gamma, 0.95, rbu_p, 2.0, cutoff);
+
 
 -- block: ntcir_ncugu
 -- Graded-uniform NCU (Sakai & Robertson, EVIA 2008): the user stops at a relevant document
@@ -82,15 +68,17 @@ FROM ntcir_base(gains) b
 JOIN norm n ON n.topic = b.topic
 LEFT JOIN s ON s.run_id = b.run_id AND s.topic = b.topic;
 
--- measure: ntcir_ncugu_p
--- ntcir: NCUgu,P
+-- measure: NCUgu,P
+-- ntcir: NCUgu,P = 203
+-- dialect: ntcireval
 -- params: gains MAP = {}
 -- doc: NCUgu,P = sum_{g(r)>0} (C(r)/r) g(r) / sum_{judged relevant} g (ntcir_eval <= 2019).
 CREATE OR REPLACE MACRO m_ntcir_ncugu_p(gains) AS TABLE
 SELECT run_id, topic, p_value AS value FROM ntcir_ncugu(gains, 1.0);
 
--- measure: ntcir_ncugu_br
--- ntcir: NCUgu,BR
+-- measure: NCUgu,BR
+-- ntcir: NCUgu,BR = 204
+-- dialect: ntcireval
 -- params: gains MAP = {}; beta DOUBLE = 1.0
 -- doc: NCUgu,BR = sum_{g(r)>0} BR(r) g(r) / sum_{judged relevant} g (ntcir_eval <= 2019).
 CREATE OR REPLACE MACRO m_ntcir_ncugu_br(gains, beta) AS TABLE

@@ -12,45 +12,51 @@
 -- The n* forms divide by the same quantity for the ideal list's top k (for nEBR, BR = 1 there).
 -- source: NTCIREVAL ntcir_eval.c eval_compute; Moffat & Zobel, ACM TOIS 2008; Chapelle et al., CIKM 2009; Amigó et al., SIGIR 2018
 
--- measure: ntcir_rbp
--- ntcir: RBP
--- params: gains MAP = {}; p DOUBLE = 0.95
+-- measure: RBP
+-- ntcir: RBP = 109; RBP@k = 308
+-- dialect: ntcireval
+-- sets: ntcireval, ntcireval-j
+-- params: gains MAP = {}; p DOUBLE = 0.95; cutoff INTEGER = NULL
 -- doc: RBP = (1-p) sum_r g(r) p^(r-1) / gmax over the whole list (ntcir_eval.c "RBP").
-CREATE OR REPLACE MACRO m_ntcir_rbp(gains, p) AS TABLE
-SELECT run_id, topic, (1.0 - p) * rbp_sum / gmax AS value
-FROM ntcir_sums(gains, 1.0, 0.95, p, 0.99, 2.0, NULL);
-
--- measure: ntcir_err
--- ntcir: ERR
--- params: gains MAP = {}
--- doc: ERR = sum_r dsat(r-1) pi(r)/r, pi = g/(gmax+1), over the whole list (ntcir_eval.c "ERR").
-CREATE OR REPLACE MACRO m_ntcir_err(gains) AS TABLE
-SELECT run_id, topic, err AS value FROM ntcir_sums(gains, 1.0, 0.95, 0.95, 0.99, 2.0, NULL);
-
--- measure: ntcir_ebr
--- ntcir: EBR
--- params: gains MAP = {}; beta DOUBLE = 1.0
--- doc: EBR = sum_r BR(r) dsat(r-1) pi(r) over the whole list (ntcir_eval.c "EBR").
-CREATE OR REPLACE MACRO m_ntcir_ebr(gains, beta) AS TABLE
-SELECT run_id, topic, ebr AS value FROM ntcir_sums(gains, beta, 0.95, 0.95, 0.99, 2.0, NULL);
-
--- measure: ntcir_irbu
--- ntcir: iRBU
--- params: gains MAP = {}; rbu_p DOUBLE = 0.99
--- doc: iRBU = sum_r rbu_p^r dsat(r-1) pi(r) over the whole list (ntcir_eval.c "iRBU").
-CREATE OR REPLACE MACRO m_ntcir_irbu(gains, rbu_p) AS TABLE
-SELECT run_id, topic, irbu AS value FROM ntcir_sums(gains, 1.0, 0.95, 0.95, rbu_p, 2.0, NULL);
-
--- measure: ntcir_rbp_at
--- ntcir: RBP@k
--- params: gains MAP = {}; p DOUBLE = 0.95; cutoff INTEGER = 1000
--- doc: RBP@k = (1-p) sum_{r<=k} g(r) p^(r-1) / gmax (ntcir_eval.c "RBP@").
-CREATE OR REPLACE MACRO m_ntcir_rbp_at(gains, p, cutoff) AS TABLE
+--      At a cutoff k (RBP@k): RBP@k = (1-p) sum_{r<=k} g(r) p^(r-1) / gmax (ntcir_eval.c "RBP@").
+CREATE OR REPLACE MACRO m_ntcir_rbp(gains, p, cutoff) AS TABLE
 SELECT run_id, topic, (1.0 - p) * rbp_sum / gmax AS value
 FROM ntcir_sums(gains, 1.0, 0.95, p, 0.99, 2.0, cutoff);
 
--- measure: ntcir_nrbp_at
--- ntcir: nRBP@k
+-- measure: ERR
+-- ntcir: ERR = 110; ERR@k = 310
+-- dialect: ntcireval
+-- sets: ntcireval, ntcireval-j
+-- params: gains MAP = {}; cutoff INTEGER = NULL
+-- doc: ERR = sum_r dsat(r-1) pi(r)/r, pi = g/(gmax+1), over the whole list (ntcir_eval.c "ERR").
+--      At a cutoff k (ERR@k): ERR@k: ERR over the top k (ntcir_eval.c "ERR@").
+CREATE OR REPLACE MACRO m_ntcir_err(gains, cutoff) AS TABLE
+SELECT run_id, topic, err AS value FROM ntcir_sums(gains, 1.0, 0.95, 0.95, 0.99, 2.0, cutoff);
+
+-- measure: EBR
+-- ntcir: EBR = 111; EBR@k = 312
+-- dialect: ntcireval
+-- sets: ntcireval, ntcireval-j
+-- params: gains MAP = {}; beta DOUBLE = 1.0; cutoff INTEGER = NULL
+-- doc: EBR = sum_r BR(r) dsat(r-1) pi(r) over the whole list (ntcir_eval.c "EBR").
+--      At a cutoff k (EBR@k): EBR@k: EBR over the top k (ntcir_eval.c "EBR@").
+CREATE OR REPLACE MACRO m_ntcir_ebr(gains, beta, cutoff) AS TABLE
+SELECT run_id, topic, ebr AS value FROM ntcir_sums(gains, beta, 0.95, 0.95, 0.99, 2.0, cutoff);
+
+-- measure: iRBU
+-- ntcir: iRBU = 112; iRBU@k = 314
+-- dialect: ntcireval
+-- sets: ntcireval, ntcireval-j
+-- params: gains MAP = {}; rbu_p DOUBLE = 0.99; cutoff INTEGER = NULL
+-- doc: iRBU = sum_r rbu_p^r dsat(r-1) pi(r) over the whole list (ntcir_eval.c "iRBU").
+--      At a cutoff k (iRBU@k): iRBU@k: iRBU over the top k (ntcir_eval.c "iRBU@").
+CREATE OR REPLACE MACRO m_ntcir_irbu(gains, rbu_p, cutoff) AS TABLE
+SELECT run_id, topic, irbu AS value FROM ntcir_sums(gains, 1.0, 0.95, 0.95, rbu_p, 2.0, cutoff);
+
+-- measure: nRBP
+-- ntcir: nRBP@k = 309
+-- dialect: ntcireval
+-- sets: ntcireval, ntcireval-j
 -- params: gains MAP = {}; p DOUBLE = 0.95; cutoff INTEGER = 1000
 -- doc: nRBP@k = sum_{r<=k} g(r) p^(r-1) / sum_{r<=k} g*(r) p^(r-1) (ntcir_eval.c "nRBP@").
 CREATE OR REPLACE MACRO m_ntcir_nrbp_at(gains, p, cutoff) AS TABLE
@@ -58,15 +64,10 @@ SELECT s.run_id, s.topic, s.rbp_sum / nullif(i.rbp_sum, 0) AS value
 FROM ntcir_sums(gains, 1.0, 0.95, p, 0.99, 2.0, cutoff) s
 JOIN ntcir_ideal_sums(gains, p, 0.99, 2.0, cutoff) i ON i.topic = s.topic;
 
--- measure: ntcir_err_at
--- ntcir: ERR@k
--- params: gains MAP = {}; cutoff INTEGER = 1000
--- doc: ERR@k: ERR over the top k (ntcir_eval.c "ERR@").
-CREATE OR REPLACE MACRO m_ntcir_err_at(gains, cutoff) AS TABLE
-SELECT run_id, topic, err AS value FROM ntcir_sums(gains, 1.0, 0.95, 0.95, 0.99, 2.0, cutoff);
-
--- measure: ntcir_nerr_at
--- ntcir: nERR@k
+-- measure: nERR
+-- ntcir: nERR@k = 311
+-- dialect: ntcireval
+-- sets: ntcireval, ntcireval-j
 -- params: gains MAP = {}; cutoff INTEGER = 1000
 -- doc: nERR@k = ERR@k / the ideal list's ERR@k (ntcir_eval.c "nERR@").
 CREATE OR REPLACE MACRO m_ntcir_nerr_at(gains, cutoff) AS TABLE
@@ -74,15 +75,10 @@ SELECT s.run_id, s.topic, s.err / nullif(i.err, 0) AS value
 FROM ntcir_sums(gains, 1.0, 0.95, 0.95, 0.99, 2.0, cutoff) s
 JOIN ntcir_ideal_sums(gains, 0.95, 0.99, 2.0, cutoff) i ON i.topic = s.topic;
 
--- measure: ntcir_ebr_at
--- ntcir: EBR@k
--- params: gains MAP = {}; beta DOUBLE = 1.0; cutoff INTEGER = 1000
--- doc: EBR@k: EBR over the top k (ntcir_eval.c "EBR@").
-CREATE OR REPLACE MACRO m_ntcir_ebr_at(gains, beta, cutoff) AS TABLE
-SELECT run_id, topic, ebr AS value FROM ntcir_sums(gains, beta, 0.95, 0.95, 0.99, 2.0, cutoff);
-
--- measure: ntcir_nebr_at
--- ntcir: nEBR@k
+-- measure: nEBR
+-- ntcir: nEBR@k = 313
+-- dialect: ntcireval
+-- sets: ntcireval, ntcireval-j
 -- params: gains MAP = {}; beta DOUBLE = 1.0; cutoff INTEGER = 1000
 -- doc: nEBR@k = EBR@k / the ideal list's EBR@k, where BR = 1 (ntcir_eval.c "nEBR@").
 CREATE OR REPLACE MACRO m_ntcir_nebr_at(gains, beta, cutoff) AS TABLE
@@ -90,16 +86,10 @@ SELECT s.run_id, s.topic, s.ebr / nullif(i.ebr, 0) AS value
 FROM ntcir_sums(gains, beta, 0.95, 0.95, 0.99, 2.0, cutoff) s
 JOIN ntcir_ideal_sums(gains, 0.95, 0.99, 2.0, cutoff) i ON i.topic = s.topic;
 
--- measure: ntcir_irbu_at
--- ntcir: iRBU@k
--- params: gains MAP = {}; rbu_p DOUBLE = 0.99; cutoff INTEGER = 1000
--- doc: iRBU@k: iRBU over the top k (ntcir_eval.c "iRBU@").
-CREATE OR REPLACE MACRO m_ntcir_irbu_at(gains, rbu_p, cutoff) AS TABLE
-SELECT run_id, topic, irbu AS value
-FROM ntcir_sums(gains, 1.0, 0.95, 0.95, rbu_p, 2.0, cutoff);
-
--- measure: ntcir_nirbu_at
--- ntcir: niRBU@k
+-- measure: niRBU
+-- ntcir: niRBU@k = 315
+-- dialect: ntcireval
+-- sets: ntcireval, ntcireval-j
 -- params: gains MAP = {}; rbu_p DOUBLE = 0.99; cutoff INTEGER = 1000
 -- doc: niRBU@k = iRBU@k / the ideal list's iRBU@k (ntcir_eval.c "niRBU@").
 CREATE OR REPLACE MACRO m_ntcir_nirbu_at(gains, rbu_p, cutoff) AS TABLE

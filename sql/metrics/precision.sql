@@ -1,7 +1,7 @@
--- Precision, recall and success at rank cutoffs (Sakai 2014 sec 2; Baeza-Yates & Ribeiro-Neto 2011; trec_eval m_P.c,
+-- Precision, recall and success at rank cutoffs (Sakai, PROMISE 2014, sec 2; Baeza-Yates & Ribeiro-Neto 2011; trec_eval m_P.c,
 -- m_recall.c, m_rel_P.c, m_success.c, m_Rprec.c, m_Rprec_mult.c).
 -- C(k) = number of relevant documents in the top k of the evaluated list.
--- source: trec_eval m_P.c, m_recall.c, m_relative_P.c, m_success.c, m_Rprec.c, m_Rprec_mult.c; Sakai 2014 sec 2
+-- source: trec_eval m_P.c, m_recall.c, m_relative_P.c, m_success.c, m_Rprec.c, m_Rprec_mult.c; Sakai, PROMISE 2014, sec 2
 
 -- block: ev_hits_at
 -- C(k) for every evaluated (run, topic), 0 when nothing relevant is in the top k.
@@ -13,6 +13,10 @@ LEFT JOIN (SELECT run_id, topic, count(*) AS hits FROM ev_ranked
        ON x.run_id = b.run_id AND x.topic = b.topic;
 
 -- measure: P
+-- dialect: trec_eval
+-- aliases: ir_measures P@k; ranx precision@k
+-- sets: all_trec, official
+-- order: 11
 -- params: cutoff INTEGER = 5,10,15,20,30,100,200,500,1000
 -- summary: mean
 -- doc: Precision at k: C(k)/k; k, not the number retrieved, is the denominator.
@@ -20,6 +24,10 @@ CREATE OR REPLACE MACRO m_P(cutoff) AS TABLE
 SELECT run_id, topic, hits / cutoff AS value FROM ev_hits_at(cutoff);
 
 -- measure: recall
+-- dialect: trec_eval
+-- aliases: ir_measures R@k; ranx recall@k
+-- sets: all_trec
+-- order: 13
 -- params: cutoff INTEGER = 5,10,15,20,30,100,200,500,1000
 -- summary: mean
 -- doc: Recall at k: C(k)/R (0 when R = 0).
@@ -28,6 +36,10 @@ SELECT run_id, topic, CASE WHEN num_rel > 0 THEN hits / num_rel ELSE 0 END AS va
 FROM ev_hits_at(cutoff);
 
 -- measure: relative_P
+-- dialect: trec_eval
+-- aliases: ir_measures RelP@k
+-- sets: all_trec
+-- order: 26
 -- params: cutoff INTEGER = 5,10,15,20,30,100,200,500,1000
 -- summary: mean
 -- doc: Relative precision at k: C(k)/min(k, R) (0 when R = 0).
@@ -36,6 +48,10 @@ SELECT run_id, topic, CASE WHEN num_rel > 0 THEN hits / least(cutoff, num_rel) E
 FROM ev_hits_at(cutoff);
 
 -- measure: success
+-- dialect: trec_eval
+-- aliases: ir_measures Success@k; ranx hit_rate@k
+-- sets: all_trec
+-- order: 27
 -- params: cutoff INTEGER = 1,5,10
 -- summary: mean
 -- doc: Success at k: 1 when a relevant document is in the top k.
@@ -44,6 +60,10 @@ SELECT run_id, topic, CASE WHEN hits > 0 THEN 1.0 ELSE 0.0 END AS value
 FROM ev_hits_at(cutoff);
 
 -- measure: Rprec
+-- aliases: ranx r-precision
+-- dialect: trec_eval
+-- sets: all_trec, official
+-- order: 7
 -- summary: mean
 -- doc: R-precision: C(R)/R, counting only the min(R, retrieved) first documents.
 CREATE OR REPLACE MACRO m_Rprec() AS TABLE
@@ -56,6 +76,9 @@ LEFT JOIN (SELECT r.run_id, r.topic, count(*) AS hits
        ON x.run_id = b.run_id AND x.topic = b.topic;
 
 -- measure: Rprec_mult
+-- dialect: trec_eval
+-- sets: all_trec
+-- order: 16
 -- params: mult DOUBLE = 0.2,0.4,0.6,0.8,1.0,1.2,1.4,1.6,1.8,2.0
 -- summary: mean
 -- doc: Precision at rank c = (long)(mult*R + 0.9), i.e. C(c)/c (0 when c = 0).

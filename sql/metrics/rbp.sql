@@ -1,4 +1,4 @@
--- Rank-biased precision (Moffat & Zobel 2008; Sakai 2014 sec 2.2; trec_eval 10.0 m_rbp.c,
+-- Rank-biased precision (Moffat & Zobel 2008; Sakai, PROMISE 2014, sec 2.2; trec_eval 10.0 m_rbp.c,
 -- m_rbp_resid.c): RBP = (1-p) sum_r p^(r-1) g(r), gains in [0,1]: the topic's level gains
 -- (gain = level) are rescaled into [0,1]. trec_eval 10.0 rescales (g - min)/(max - min) with
 -- min and max read uninitialised; on every all_trec output observed that equals level/max_level
@@ -6,6 +6,9 @@
 -- source: trec_eval 10.0 m_rbp.c, m_rbp_resid.c; Moffat & Zobel, ACM TOIS 2008
 
 -- measure: rbp
+-- dialect: trec_eval
+-- sets: all_trec
+-- order: 34
 -- params: p DOUBLE = 0.9
 -- summary: mean
 -- since: 10
@@ -27,6 +30,9 @@ LEFT JOIN (SELECT run_id, topic, sum(gain * pow(p, rank - 1)) AS s FROM gained
            GROUP BY run_id, topic) x ON x.run_id = b.run_id AND x.topic = b.topic;
 
 -- measure: rbp_resid
+-- dialect: trec_eval
+-- sets: all_trec
+-- order: 35
 -- params: p DOUBLE = 0.9
 -- summary: mean
 -- since: 10

@@ -4,6 +4,9 @@
 -- source: trec_eval m_relstring.c
 
 -- measure: relstring
+-- dialect: trec_eval
+-- sets: all_trec
+-- order: 12
 -- params: length DOUBLE = 10
 -- summary: none
 -- kind: text

@@ -1,5 +1,5 @@
 -- Time-biased gain (Smucker & Clarke, "Time-based calibration of effectiveness measures",
--- SIGIR 2012; Sakai 2014 eq 17-18): the gain of a relevant document is discounted by the
+-- SIGIR 2012; Sakai, PROMISE 2014, eq 17-18): the gain of a relevant document is discounted by the
 -- expected time the user needs to reach it, not by its rank:
 --   TBG  = sum_r g(r) exp(-T(r) ln 2 / h)                                          (eq 17)
 --   T(r) = sum_{k<r} (T_S + Pclick(k) T_D(k)),  T_D(k) = 0.018 L(k) + 7.8           (eq 18)
@@ -18,7 +18,7 @@
 -- rank 1 gives T(2) = T_S + 0.39 (0.018 * 1000 + 7.8) = T_S + 10.062; a 10-word relevant one
 -- T(2) = T_S + 0.64 (0.018 * 10 + 7.8) = T_S + 5.107 (TBG does not guarantee diminishing
 -- return).
--- source: Smucker & Clarke, SIGIR 2012; Sakai 2014 eq 17-18
+-- source: Smucker & Clarke, SIGIR 2012; Sakai, PROMISE 2014, eq 17-18
 
 -- block: ev_tbg_times
 -- T(r) for every rank of every evaluated list, and whether the document is relevant.
@@ -32,14 +32,14 @@ SELECT run_id, topic, rank, is_rel,
 FROM ev_listed;
 
 -- measure: TBG
--- syntax: named
+-- dialect: irw
 -- needs: listed
 -- positive: half_life
 -- params: t_s DOUBLE = 4.4; half_life DOUBLE = 224; p_click_rel DOUBLE = 0.64;
 --         p_click_nonrel DOUBLE = 0.39; gain DOUBLE = 0.4928; td_slope DOUBLE = 0.018;
 --         td_intercept DOUBLE = 7.8; missing_length DOUBLE = 0
 -- summary: mean
--- doc: Time-biased gain (Smucker & Clarke 2012; Sakai 2014 eq 17-18): sum over relevant ranks of
+-- doc: Time-biased gain (Smucker & Clarke 2012; Sakai, PROMISE 2014, eq 17-18): sum over relevant ranks of
 --      gain exp(-T(r) ln2 / half_life), T(r) = sum_{k<r} (t_s + Pclick(k) (td_slope L(k) +
 --      td_intercept)), L = length in words (doc table; missing_length when absent).
 CREATE OR REPLACE MACRO m_tbg(t_s, half_life, p_click_rel, p_click_nonrel, gain, td_slope, td_intercept, missing_length) AS TABLE

@@ -3,6 +3,9 @@
 -- source: trec_eval 10.0 m_unjudged.c
 
 -- measure: unj
+-- dialect: trec_eval
+-- sets: all_trec
+-- order: 36
 -- params: cutoff INTEGER = 5,10,20
 -- summary: mean
 -- since: 10

@@ -4,6 +4,9 @@
 -- source: trec_eval m_utility.c
 
 -- measure: utility
+-- dialect: trec_eval
+-- sets: all_trec, set
+-- order: 17
 -- params: coefficients DOUBLE[] = [1.0,-1.0,0.0,0.0]
 -- summary: mean
 -- doc: trec_eval utility (set measure, collection size 0). A topic that -c adds for a run

@@ -127,7 +127,7 @@ FROM irw_click_sessions(campaign := campaign, run := run, cutoff := cutoff,
                         threshold := threshold) s;
 
 -- block: irw_click_positions
--- Click-based trailtext (seed 000 Fig 9): every click of a session in traversal order
+-- Click-based trailtext (Sakai, PROMISE 2014, Fig 9): every click of a session in traversal order
 -- ('time': by click_time; 'linear': by query and rank), the snippets it makes the user read
 -- (ranks above it in its query not read before: each query's snippets are read once) and pos,
 -- the trailtext offset after reading F of the clicked document (length_chars of the `doc`
@@ -169,7 +169,7 @@ FROM snippets n;
 -- params: traversal VARCHAR = 'time'; gain DOUBLE = 0.5; snippet DOUBLE = 200; f DOUBLE = 0.2;
 --         l DOUBLE = 132000; missing_length DOUBLE = 0
 -- summary: mean
--- doc: click-based U-measure of a session (seed 000 Fig 9): U = sum over clicks, in traversal
+-- doc: click-based U-measure of a session (Sakai, PROMISE 2014, Fig 9): U = sum over clicks, in traversal
 --      order, of gain * max(0, 1 - pos/l), pos = characters read so far (snippet per rank above
 --      a click, once per query, plus f of each clicked document); a click is taken as relevant
 --      with gain (2^1-1)/2^1 = 0.5. 0 for a session without clicks.

@@ -58,7 +58,7 @@ FROM (
 WHERE m.msg IS NOT NULL;
 
 -- block: irw_session_list
--- The concatenated list of every session (seed 000 sec 3.2): the top `cutoff` results of each
+-- The concatenated list of every session (Sakai, PROMISE 2014, sec 3.2): the top `cutoff` results of each
 -- query in query order (qnum = 1, 2, ... by query_no), only the first occurrence of a document
 -- kept unless keep_duplicates; r_session = rank in that concatenation, r_query = rank within its
 -- query's (de-duplicated) list; gain = the judged level (gains[level] when the map lists it),
@@ -100,7 +100,7 @@ LEFT JOIN judged j ON j.topic = k.topic AND j.doc = k.doc;
 
 -- block: irw_session_discount
 -- The discount of a document at query qnum and rank r: 'log' = log_bq(qnum + bq - 1) *
--- log_b(r + b - 1) (seed 000 eq 35 with bq = 4, b = 2: log4(qnum + 3) log2(r + 1)); 'one_plus_log'
+-- log_b(r + b - 1) (Sakai, PROMISE 2014, eq 35 with bq = 4, b = 2: log4(qnum + 3) log2(r + 1)); 'one_plus_log'
 -- = (1 + log_bq(qnum)) (1 + log_b(r)) (Jarvelin et al. ECIR 2008; trec-dd-jig's sDCG).
 CREATE OR REPLACE MACRO irw_session_discount(qnum, r, bq, b, discount) AS
 CASE WHEN discount = 'log' THEN (ln(qnum + bq - 1) / ln(bq)) * (ln(r + b - 1) / ln(b))
@@ -124,7 +124,7 @@ WHERE gain > 0;
 -- params: cutoff INTEGER = 10; bq DOUBLE = 4; b DOUBLE = 2; keep_duplicates BOOLEAN = false;
 --         discount VARCHAR = 'log'; rank_in VARCHAR = 'session'; gains MAP = {}
 -- summary: mean
--- doc: session DCG (seed 000 eq 35): the top `cutoff` of each query's list concatenated in
+-- doc: session DCG (Sakai, PROMISE 2014, eq 35): the top `cutoff` of each query's list concatenated in
 --      query order, first occurrences only (keep_duplicates keeps the others),
 --      sDCG = sum_r g(r) / (log_bq(qnum(r) + bq - 1) log_b(r + b - 1)), r the rank in the
 --      concatenation (rank_in = 'query': the rank within the query's list); gain = level
@@ -161,7 +161,7 @@ GROUP BY l.run, l.session, l.topic;
 --         discount VARCHAR = 'log'; rank_in VARCHAR = 'session'; ideal VARCHAR = 'single';
 --         gains MAP = {}
 -- summary: mean
--- doc: sDCG over the sDCG of an ideal session. ideal = 'single' (seed 000): one ideal list, all
+-- doc: sDCG over the sDCG of an ideal session. ideal = 'single' (Sakai, PROMISE 2014): one ideal list, all
 --      at qnum = 1, the judged documents by gain descending, truncated at cutoff x m (m = the
 --      session's number of queries: the most documents its concatenation can hold), so the
 --      value is at most 1 without duplicates; ideal = 'per_query' (Jarvelin et al. 2008): m

@@ -95,7 +95,7 @@ def test_refused_with_a_one_line_reason(text, why):
 
 
 def _state(path):
-    from irwarehouse.warehouse import connect
+    from irwarehouse.store.connection import connect
     con = connect(path, read_only=True)
     counts = {t: con.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
               for t in ("campaign", "run", "run_row", "qrels", "judgment", "score")}

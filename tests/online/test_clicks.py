@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from irwarehouse.errors import WarehouseError
-from tests.online._online_helpers import values, warehouse
+from tests.helpers.online_logs import values, warehouse
 
 
 def test_mean_click_rank_example(tmp_path):
@@ -39,7 +39,7 @@ def test_per_session_click_measures(tmp_path):
 
 def test_no_clicked_column_is_an_error(tmp_path):
     from irwarehouse.online.store import ingest_sessions
-    from tests.online._online_helpers import write_sessions
+    from tests.helpers.online_logs import write_sessions
     wh = warehouse(tmp_path)
     path = write_sessions(tmp_path / "x.tsv", [("s", "t", 1, 1, "a")],
                           header=("session", "topic", "query_no", "rank", "doc"))

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from irwarehouse.cli import app
-from tests.online._online_helpers import write_qrels, write_sessions
+from tests.helpers.online_logs import write_qrels, write_sessions
 
 RUN = CliRunner()
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from irwarehouse.errors import MeasureError, WarehouseError
 from irwarehouse.online import measures as om
-from tests.online._online_helpers import values, warehouse
+from tests.helpers.online_logs import values, warehouse
 
 QRELS = {("t1", "d1"): 2, ("t1", "d2"): 0, ("t1", "d3"): 1, ("t1", "d4"): 3}
 SESSION = [("s1", "t1", 1, 1, "d1"), ("s1", "t1", 1, 2, "d2"), ("s1", "t1", 1, 3, "d3"),

@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 # ---------------------------------------------------------------------------------------------
 
 NDEVAL_DEPTH = 20  # ndeval's DEPTH: alpha-nDCG, ERR-IA, P-IA, strec exist only for ranks 1..20
+# ndeval's columns, written again on purpose (irwarehouse.writers.ndeval has them too): the oracle
+# shares no code with the package it checks.
 NDEVAL_COLUMNS = (
     "ERR-IA@5", "ERR-IA@10", "ERR-IA@20",
     "nERR-IA@5", "nERR-IA@10", "nERR-IA@20",
@@ -549,7 +551,7 @@ def intent_weighted_gain(
 
 
 def global_gains(topic: DiversityTopic, gains=DEFAULT_LEVEL_GAINS, compat=True) -> dict[str, float]:
-    """GG(d) = sum_i Pr(i|q) g_i(d) (Sakai & Song; seed 001 eq 6), the Grelv file values."""
+    """GG(d) = sum_i Pr(i|q) g_i(d) (Sakai & Song; Sakai, IPSJ JIP 2013, eq 6), the Grelv file values."""
     gg: dict[str, float] = {}
     for intent, doc in sorted(topic.relevant_pairs(), key=lambda p: (p[1], p[0])):
         gg[doc] = gg.get(doc, 0.0) + intent_weighted_gain(topic, intent, doc, gains, compat)
@@ -561,7 +563,7 @@ def global_gains(topic: DiversityTopic, gains=DEFAULT_LEVEL_GAINS, compat=True) 
 def din_gains(
     topic: DiversityTopic, ranking: list[str], gains=DEFAULT_LEVEL_GAINS, compat=True
 ) -> list[float | None]:
-    """GG^DIN(r) (seed 001 eq 8) for each retrieved doc, as ``ntcir_eval dinlabel``.
+    """GG^DIN(r) (Sakai, IPSJ JIP 2013, eq 8) for each retrieved doc, as ``ntcir_eval dinlabel``.
 
     A navigational intent gives gain only at its first relevant doc in the list (isnew_j(r));
     informational intents always do.  Docs with no L1+ judgment get None (unjudged).
@@ -648,7 +650,7 @@ def ntcireval_topic(
         ia["SUMp"] += prob
         for metric in ("ERR" + tag, "nERR" + tag, "MSnDCG" + tag, "Q" + tag, "nDCG" + tag):
             ia["IA-" + metric] += prob * p(res[metric])
-        # P+Q (seed 001 eq 12): Q@l for informational, P+ (rp within the top l) for navigational
+        # P+Q (Sakai, IPSJ JIP 2013, eq 12): Q@l for informational, P+ (rp within the top l) for navigational
         nav = topic.types.get(intent, "inf") == "nav"
         pq["SUMp"] += prob
         pq["PplusQ" + tag] += prob * p(res["P-plus"] if nav else res["Q" + tag])
@@ -657,7 +659,7 @@ def ntcireval_topic(
 
 
 # ---------------------------------------------------------------------------------------------
-# Gold-standard helpers (seed 001 section 4.2)
+# Gold-standard helpers (Sakai, IPSJ JIP 2013, section 4.2)
 # ---------------------------------------------------------------------------------------------
 
 

@@ -23,7 +23,7 @@ Conventions (all match ntcir_eval):
 from __future__ import annotations
 
 import math
-from typing import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 DEFAULT_CUTOFFS = (1000,)
 DEFAULT_BETA = 1.0  # Q-measure family (BR)
@@ -206,7 +206,7 @@ def evaluate_levels(
             best, rp = L[r - 1], r
     out["r1"], out["rp"] = r1, rp
 
-    # Sakai, IPSJ TOD 2007 (seed 004): RR, O = BR(r1), P = BR(rp),
+    # Sakai, IPSJ TOD 2007 (Sakai, IPSJ TOD 2007): RR, O = BR(r1), P = BR(rp),
     # P+ = mean of BR over relevant ranks <= rp.
     if r1 == 0:
         out["RR"] = out["O-measure"] = out["P-measure"] = out["P-plus"] = 0.0
@@ -216,7 +216,7 @@ def evaluate_levels(
         out["P-measure"] = BR(rp)
         out["P-plus"] = add_up(BR(r) for r in relranks if r <= rp) / C(rp)
 
-    # AP = (1/R) sum_rel C(r)/r ; Q = (1/R) sum_rel BR(r)   (seed 000 eq 9, 11)
+    # AP = (1/R) sum_rel C(r)/r ; Q = (1/R) sum_rel BR(r)   (Sakai, PROMISE 2014, eq 9, 11)
     out["AP"] = add_up(C(r) / r for r in relranks) / R
     out["Q-measure"] = add_up(BR(r) for r in relranks) / R
 
@@ -340,7 +340,7 @@ def evaluate_levels(
 
 def nwrr(ranking: Sequence[str], qrels: Mapping[str, int],
          penalties: Sequence[float]) -> float:
-    """Normalised Weighted Reciprocal Rank (seed 004 eq 5; NOT printed by ntcir_eval):
+    """Normalised Weighted Reciprocal Rank (Sakai, IPSJ TOD 2007, eq 5; NOT printed by ntcir_eval):
     (1 - 1/pen(M)) / (r1 - 1/pen(L_r1)); penalties[k-1] for level Lk, M = the
     topic's highest level; 0 if nothing relevant is retrieved."""
     top = max(qrels.values())

@@ -1,11 +1,11 @@
 """Slow, loop-for-loop reference implementations of the length-aware user-model metrics and of
 bpref-10, written from the papers (not from the SQL) for the property tests:
 
-* TBG, Smucker & Clarke SIGIR 2012 (seed 000 eq 17-18);
-* U-measure over a linear-traversal trailtext, Sakai & Dou SIGIR 2013 (seed 000 eq 19-20,
+* TBG, Smucker & Clarke SIGIR 2012 (Sakai, PROMISE 2014, eq 17-18);
+* U-measure over a linear-traversal trailtext, Sakai & Dou SIGIR 2013 (Sakai, PROMISE 2014, eq 19-20,
   Fig 5 and the Fig 9 pseudocode), and its diversity forms D-U (global gains, eq 30) and U-IA
   (eq 31);
-* bpref-10 as seed 003 defines it.
+* bpref-10 as Baeza-Yates & Ribeiro-Neto, Modern Information Retrieval 2011 defines it.
 
 A ranking is a list of docnos; qrels map docno -> level (negative = in the pool, unjudged);
 lengths map docno -> length (absent = `missing_length`).

@@ -1,5 +1,6 @@
 import pytest
-from _matrices import realistic_matrix
+
+from tests.helpers.matrices import realistic_matrix
 
 
 @pytest.fixture

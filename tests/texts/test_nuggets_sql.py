@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from irwarehouse.errors import InputError, WarehouseError
+from irwarehouse.store.connection import connect
 from irwarehouse.texts.nuggets import NuggetFiles, evaluate_nuggets, ingest_nuggets
-from irwarehouse.warehouse import connect
 
 
 def _write(path, lines):

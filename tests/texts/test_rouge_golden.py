@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from irwarehouse.texts.rouge_cli import run
+from irwarehouse.cli.rouge import run
 
 # (expected file, the options of its PROVENANCE.md; every run also used -a -d)
 OPTION_SETS = [

@@ -7,9 +7,9 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from irwarehouse.cli.rouge import run
 from irwarehouse.texts.porter import porter_stem, rouge_stem
 from irwarehouse.texts.rouge import combine, gram_pair, lcs_pair, ngram_counts, skip_bigram_counts
-from irwarehouse.texts.rouge_cli import run
 from irwarehouse.texts.rouge_eval import PerlRand, RougeOptions
 from irwarehouse.texts.rougetext import TokenOptions, sentence_tokens, truncate
 
@@ -85,9 +85,9 @@ def test_rouge_n_of_a_text_against_itself_is_one(text, n):
        st.booleans(), st.booleans(), st.sampled_from(["A", "B"]))
 def test_sql_macros_equal_the_port(topics, method, stem, stop, formula):
     """irw_rouge (group-bys over text_token) against the port's counts, on random texts."""
+    from irwarehouse.store.connection import connect
     from irwarehouse.texts.rouge_store import sql_rouge
     from irwarehouse.texts.store import install_text_macros, store_outputs, store_references
-    from irwarehouse.warehouse import connect
     con = connect(None, macros=False)
     outputs = {(f"t{k}", "sys"): [" ".join(s) for s in peer] for k, (peer, _) in
                enumerate(topics)}

@@ -4,11 +4,11 @@ scores land in `score` (so run_score, irw compare and irw meta see them)."""
 import io
 
 import pytest
-from texts.test_rouge_golden import OPTION_SETS
 from typer.testing import CliRunner
 
 from irwarehouse.cli import app
-from irwarehouse.texts.rouge_cli import run
+from irwarehouse.cli.rouge import run
+from tests.texts.test_rouge_golden import OPTION_SETS
 
 
 @pytest.mark.realdata

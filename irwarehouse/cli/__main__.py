@@ -1,0 +1,5 @@
+"""`python -m irwarehouse.cli`: the irw command."""
+
+from . import main
+
+main()

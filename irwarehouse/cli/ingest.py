@@ -1,0 +1,179 @@
+"""`irw init` and `irw ingest ...`: qrels, runs (one file or a folder), intents, document
+lengths into a warehouse, each in one transaction."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from .common import (
+    Campaign,
+    QrelsFormat,
+    WarehouseOpt,
+    _guard,
+    _warehouse_path,
+    app,
+    choices,
+    ingest_app,
+    open_warehouse,
+)
+
+
+@app.command()
+def init(warehouse: WarehouseOpt = None):
+    """Create a warehouse file (or bring an existing one's schema up to date)."""
+    def body():
+        from ..store.connection import connect
+        path = _warehouse_path(warehouse)
+        connect(path).close()
+        typer.echo(f"warehouse ready: {path}")
+    _guard(body)
+
+
+@ingest_app.command("qrels")
+def ingest_qrels(
+    file: Annotated[Path, typer.Argument(help="Qrels file (may be gzipped).")],
+    campaign: Campaign,
+    name: Annotated[str | None, typer.Option(help="Name of this judgment set "
+                                                "(default: the file name).")] = None,
+    fmt: Annotated[QrelsFormat, typer.Option("--format", help="qrels: topic iter doc rel; "
+                   "diversity: topic subtopic doc rel; ntcir_qrels: topic doc Lx.")]
+    = QrelsFormat.qrels,
+    replace: Annotated[bool, typer.Option(help="Replace a qrels of the same name.")] = False,
+    warehouse: WarehouseOpt = None,
+):
+    """Ingest judgments into a campaign (one transaction)."""
+    def body():
+        with open_warehouse(warehouse) as wh:
+            qid = wh.ingest_qrels(file, campaign, name=name, fmt=fmt.value, replace=replace)
+            n = wh.con.execute("SELECT num_rows FROM qrels WHERE qrels_id = ?", [qid]).fetchone()
+        typer.echo(f"ingested {n[0]} judgments from {file} into campaign {campaign}")
+    _guard(body)
+
+
+@ingest_app.command("run")
+def ingest_run(
+    file: Annotated[Path, typer.Argument(help="TREC run file (may be gzipped).")],
+    campaign: Campaign,
+    name: Annotated[str | None, typer.Option(help="Run name (default: its run tag).")] = None,
+    team: Annotated[str | None, typer.Option(help="Team that submitted the run.")] = None,
+    replace: Annotated[bool, typer.Option(help="Replace a run of the same name.")] = False,
+    keep_first: Annotated[bool, typer.Option(help="Keep the first of duplicate documents "
+                                             "instead of refusing the file.")] = False,
+    warehouse: WarehouseOpt = None,
+):
+    """Ingest a run into a campaign (one transaction)."""
+    def body():
+        with open_warehouse(warehouse) as wh:
+            rid = wh.ingest_run(file, campaign, name=name, team=team, replace=replace,
+                                keep_first=keep_first)
+            row = wh.con.execute("SELECT name, num_rows FROM run WHERE run_id = ?",
+                                 [rid]).fetchone()
+        typer.echo(f"ingested run {row[0]} ({row[1]} rows) from {file} into campaign {campaign}")
+    _guard(body)
+
+
+# the first name of sakai2013, still accepted
+Scheme = choices("Scheme", "uniform", "sakai2013", "seed001")
+
+
+@ingest_app.command("intents")
+def ingest_intents(
+    campaign: Campaign,
+    file: Annotated[Path | None, typer.Argument(
+        help="Intent file: NTCIREVAL Iprob (topic intent prob) or DINprob (topic intent prob "
+        "inf|nav).")] = None,
+    normalise: Annotated[bool, typer.Option(help="Rescale a topic's probabilities that do "
+                                            "not sum to 1 (otherwise an error).")] = False,
+    scheme: Annotated[Scheme | None, typer.Option(
+        help="Instead of a file: probabilities for every intent of the campaign's diversity "
+        "qrels: uniform, or the j-th of n intents 2^(n-j+1)/sum 2^k (sakai2013: Sakai, IPSJ "
+        "Journal of Information Processing 2013, Table 1; seed001 is the same).")] = None,
+    warehouse: WarehouseOpt = None,
+):
+    """Ingest intent probabilities and types (diversity measures) into a campaign."""
+    def body():
+        from ..errors import IrwError
+        if (file is None) == (scheme is None):
+            raise IrwError("give an intent FILE or --scheme")
+        with open_warehouse(warehouse) as wh:
+            if file is not None:
+                n = wh.ingest_intents(file, campaign, normalise=normalise)
+                typer.echo(f"ingested {n} intents from {file} into campaign {campaign}")
+            else:
+                n = wh.assign_intent_probabilities(campaign, scheme=scheme.value)
+                typer.echo(f"{scheme.value} probabilities for {n} intents of campaign "
+                           f"{campaign}")
+    _guard(body)
+
+
+LengthUnit = choices("LengthUnit", "words", "chars")
+
+
+@ingest_app.command("doclengths")
+def ingest_doclengths(
+    file: Annotated[Path, typer.Argument(help="Lengths: docno<TAB>length (in --unit), or "
+                                         "docno<TAB>words<TAB>chars; may be gzipped.")],
+    campaign: Campaign,
+    unit: Annotated[LengthUnit, typer.Option(help="Unit of a 2-field line: words (TBG) or "
+                    "chars (U-measure).")] = LengthUnit.words,
+    warehouse: WarehouseOpt = None,
+):
+    """Ingest document lengths (for TBG and the U-measure) into a campaign (one transaction)."""
+    def body():
+        with open_warehouse(warehouse) as wh:
+            n = wh.ingest_doclengths(file, campaign, unit=unit.value)
+        typer.echo(f"ingested {n} document lengths ({unit.value}) from {file} into campaign "
+                   f"{campaign}")
+    _guard(body)
+
+
+RunNames = choices("RunNames", "tag", "file")
+
+
+@ingest_app.command("runs")
+def ingest_runs(
+    folder: Annotated[Path, typer.Argument(help="Folder of TREC run files (may be gzipped).",
+                      exists=True, file_okay=False)],
+    campaign: Campaign,
+    team_pattern: Annotated[str | None, typer.Option(
+        help="Regex on the file name; its first group is the team (default: the run name up "
+        "to its first digit or dot).")] = None,
+    glob: Annotated[str, typer.Option(help="Only files matching this glob.")] = "*",
+    names: Annotated[RunNames, typer.Option(help="Name runs by their run tag or by their "
+                     "file name (for runs that share a tag).")] = RunNames.tag,
+    year: Annotated[int | None, typer.Option(help="Record the campaign's year.")] = None,
+    venue: Annotated[str | None, typer.Option(help="Record the campaign's venue.")] = None,
+    replace: Annotated[bool, typer.Option(help="Replace runs of the same name.")] = False,
+    skip_existing: Annotated[bool, typer.Option(help="Skip runs already stored.")] = False,
+    keep_going: Annotated[bool, typer.Option(help="Ingest the good files and list the bad "
+                          "ones at the end (exit 1) instead of stopping.")] = False,
+    keep_first: Annotated[bool, typer.Option(help="Keep the first of duplicate documents.")]
+    = False,
+    warehouse: WarehouseOpt = None,
+):
+    """Ingest every run file of a folder (one transaction per run), with a progress bar."""
+    def body():
+        from ..analyst.bulk import StderrProgress, ingest_folder, run_files, set_campaign_info
+        files = run_files(folder, glob)
+        with open_warehouse(warehouse) as wh:
+            set_campaign_info(wh.con, campaign, year=year, venue=venue)
+            bar = StderrProgress(len(files), "ingesting runs")
+            result = ingest_folder(wh.con, folder, campaign, team_pattern=team_pattern,
+                                   glob=glob, replace=replace, skip_existing=skip_existing,
+                                   keep_going=keep_going, keep_first=keep_first,
+                                   names=names.value, progress=bar.step)
+        for name, run, team in result.stored:
+            typer.echo(f"{name}\t{run}\tteam={team or ''}")
+        for name, why in result.skipped:
+            typer.echo(f"skipped {name}: {why}", err=True)
+        for name, error in result.failed:
+            typer.echo(f"irw: error: {error}", err=True)
+        typer.echo(f"{len(result.stored)} runs stored in campaign {campaign}"
+                   + (f", {len(result.skipped)} skipped" if result.skipped else "")
+                   + (f", {len(result.failed)} failed" if result.failed else ""), err=True)
+        if result.failed:
+            raise typer.Exit(1)
+    _guard(body)

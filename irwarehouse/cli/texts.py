@@ -1,0 +1,116 @@
+"""Text outputs (irwarehouse.texts): `irw rouge`, `irw ingest texts`, `irw ingest nuggets`,
+`irw nuggets`. Only typer is imported here (the work is imported inside the commands, so
+`irw --help` stays fast)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from .common import Campaign, WarehouseOpt, _guard, _warehouse_path, app, choices, ingest_app
+
+TextKind = choices("TextKind", "outputs", "references", "rouge-config")
+
+
+
+def _connection(warehouse, *, create: bool = True):
+    """The warehouse connection of a text command (its own macros: irwarehouse.texts.store),
+    closed when the block ends."""
+    from contextlib import closing
+
+    from ..store.connection import connect
+    return closing(connect(_warehouse_path(warehouse), create=create, macros=False))
+
+
+@app.command("rouge", add_help_option=False, context_settings={
+    "ignore_unknown_options": True, "allow_extra_args": True})
+def rouge_cmd(ctx: typer.Context):
+    """A drop-in for ROUGE-1.5.5.pl: irw rouge [ROUGE options] CONFIG.xml (-h: options)."""
+    from .rouge import run
+    raise typer.Exit(run(list(ctx.args)))
+
+@ingest_app.command("texts")
+def ingest_texts(
+    file: Annotated[Path, typer.Argument(help="TSV of outputs (topic run text) or "
+                                         "references (topic ref_id text), one sentence "
+                                         "per line; or a ROUGE configuration (.xml).")],
+    campaign: Campaign,
+    kind: Annotated[TextKind, typer.Option(help="What the file holds (an .xml file is "
+                                           "always a ROUGE configuration).")]
+    = TextKind.outputs,
+    name: Annotated[str | None, typer.Option(help="Name of the reference set "
+                                                "(default: the file name).")] = None,
+    byte_limit: Annotated[int, typer.Option(help="ROUGE's -b: keep only the first N "
+                                            "bytes of each text.")] = 0,
+    replace: Annotated[bool, typer.Option(help="Replace texts stored before.")] = False,
+    warehouse: WarehouseOpt = None,
+):
+    """Ingest system outputs or reference texts, tokenised as ROUGE-1.5.5 does."""
+    def body():
+        from ..texts.store import ingest_text_file
+        with _connection(warehouse) as con:
+            typer.echo(ingest_text_file(con, file, campaign, kind.value, name=name,
+                                        replace=replace, byte_limit=byte_limit))
+    _guard(body)
+
+
+@ingest_app.command("nuggets")
+def ingest_nuggets(
+    campaign: Campaign,
+    name: Annotated[str, typer.Option(help="Name of the nugget / iUnit set.")],
+    gold: Annotated[Path | None, typer.Option(help="topic unit weight text "
+                                                 "(weight: number, vital or okay).")] = None,
+    matches: Annotated[Path | None, typer.Option(
+        help="topic run unit [end_offset|- [support|partial_support]].")] = None,
+    lengths: Annotated[Path | None, typer.Option(
+        help="topic run length (characters without whitespace).")] = None,
+    intents: Annotated[Path | None, typer.Option(
+        help="topic intent probability / topic intent unit importance (M).")] = None,
+    mobileclick: Annotated[Path | None, typer.Option(
+        help="topic run layer seq kind unit length (M; layer - = first).")] = None,
+    replace: Annotated[bool, typer.Option(help="Replace a gold set of this name.")] = False,
+    warehouse: WarehouseOpt = None,
+):
+    """Ingest gold nuggets / iUnits and runs' matches against them (one transaction)."""
+    def body():
+        from ..texts.nuggets import NuggetFiles
+        from ..texts.nuggets import ingest_nuggets as ingest
+        with _connection(warehouse) as con:
+            files = NuggetFiles(gold, matches, lengths, intents, mobileclick)
+            typer.echo(ingest(con, campaign, name, files, replace=replace))
+    _guard(body)
+
+
+@app.command("nuggets")
+def nuggets_cmd(
+    campaign: Campaign,
+    nuggets: Annotated[str, typer.Option(help="The nugget / iUnit set.")],
+    measure: Annotated[list[str], typer.Option(
+        "--measure", "-m", help="nuggetF, nuggetF_trec2003, nuggetF_trec2004, POURPRE, S, "
+        "T, S#, U-iUnit, M, strict_vital, strict_all, vital, all.")],
+    param: Annotated[list[str] | None, typer.Option(
+        "--param", "-p", help="name=value: beta, allowance, patience, partial, "
+        "stem_tokens.")] = None,
+    store: Annotated[bool, typer.Option(help="Store the scores in `score`.")] = False,
+    per_topic: Annotated[bool, typer.Option("-q", help="Per-topic values too.")] = False,
+    warehouse: WarehouseOpt = None,
+):
+    """Nugget and iUnit measures of every run (measure, run, topic|all, value)."""
+    def body():
+        from ..texts.nuggets import evaluate_nuggets, parse_params, store_nugget_scores
+        with _connection(warehouse, create=False) as con:
+            rows = evaluate_nuggets(con, campaign, nuggets, measure, parse_params(param or []))
+            if store:
+                store_nugget_scores(con, campaign, nuggets, rows)
+        if not rows:
+            typer.echo("irw: warning: no run has an output for a topic of the set", err=True)
+        means: dict = {}
+        for name, run, topic, value, _ in rows:
+            if per_topic:
+                typer.echo(f"{name}\t{run}\t{topic}\t{value:.4f}")
+            means.setdefault((name, run), []).append(value)
+        for (name, run), values in means.items():
+            typer.echo(f"{name}\t{run}\tall\t{sum(values) / len(values):.4f}")
+    _guard(body)

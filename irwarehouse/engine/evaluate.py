@@ -1,0 +1,374 @@
+"""Evaluation: build the context relations for some runs and one qrels, run the metric macros,
+collect per-topic values and summaries. Every value is computed by the SQL in sql/metrics."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import duckdb
+
+from ..errors import MeasureError
+from ..measures import MeasureRequest
+from ..sqlfiles import builder, context_relations, context_section, relations_read
+from ..store.connection import install_macros
+from . import diversity
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+ORDERS = ("score", "rank", "file")
+
+# Below this many judged documents per topic on average, rank judged documents by counting (no
+# full sort of the run); above it, one window sort is cheaper. Measured on the 7M-line bench run
+# (bench/bench_eval.py) with 5, 12 and 25 judged documents per topic: counting 1.2, 1.7, 2.8 CPU
+# seconds vs window 3.0, 2.8, 3.5; the crossover is near 30.
+COUNTING_PLAN_MAX_JUDGED_PER_LIST = 30
+MACROS_PER_STATEMENT = 4
+
+
+@dataclass(frozen=True)
+class EvalOptions:
+    """trec_eval's evaluation options, plus the ranking order and the trec_eval version."""
+    threshold: int = 1                 # -l: a level >= threshold is relevant
+    judged_only: bool = False          # -J: drop unjudged documents first (condensed list)
+    depth: int | None = None           # -M: evaluate only the top `depth` documents
+    complete: bool = False             # -c: average over every judged topic
+    order: str = "score"               # score (trec_eval) | rank (rank column) | file (NTCIREVAL)
+    version: int = 9                   # trec_eval semantics: 9 (9.0.8, pytrec_eval) or 10
+    # NTCIREVAL diversity gains (DIN-splitqrels' L1G..L9G): (level, gain) pairs; a level not
+    # listed has gain = level
+    gains: tuple = ()
+
+    def __post_init__(self):
+        if self.order not in ORDERS:
+            raise MeasureError(f"unknown order {self.order!r}; use one of {', '.join(ORDERS)}")
+        if self.version not in (9, 10):
+            raise MeasureError("trec_eval version must be 9 or 10")
+        if self.depth is not None and self.depth < 0:
+            raise MeasureError("depth (-M) must be >= 0")
+
+    def describe(self) -> str:
+        gains = ",".join(f"{lv}:{g:g}" for lv, g in self.gains)
+        return (f"l={self.threshold};J={int(self.judged_only)};M={self.depth or ''};"
+                f"c={int(self.complete)};order={self.order};v={self.version}"
+                + (f";g={gains}" if gains else ""))
+
+
+# Arrow types of the DuckDB column types in evaluation results
+_ARROW_TYPES = {"INTEGER": "int32", "BIGINT": "int64", "VARCHAR": "string", "DOUBLE": "float64",
+                "BOOLEAN": "bool_"}
+
+
+class Rows:
+    """A query result held as Python rows, made a pyarrow Table only when used as one: the CLI
+    prints from the rows, so an evaluation never imports pyarrow (and numpy with it), 0.12 s of
+    every start. Reads like the Table it stands for (to_pylist, to_pydict, ["column"], ...)."""
+
+    def __init__(self, relation: duckdb.DuckDBPyRelation | None = None, *,
+                 names: list[str] = (), types: list[str] = (), rows: list[tuple] = ()):
+        """From a DuckDB relation, or from `names`, DuckDB `types` and `rows`."""
+        if relation is not None:
+            names, types, rows = (list(relation.columns), [str(t) for t in relation.types],
+                                  relation.fetchall())
+        self.names, self.types, self.rows = list(names), list(types), list(rows)
+        self._table = None
+
+    def to_pylist(self) -> list[dict]:
+        return [dict(zip(self.names, row)) for row in self.rows]
+
+    def to_pydict(self) -> dict[str, list]:
+        return {name: [row[i] for row in self.rows] for i, name in enumerate(self.names)}
+
+    @property
+    def num_rows(self) -> int:
+        return len(self.rows)
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def to_arrow(self) -> pa.Table:
+        if self._table is None:
+            import pyarrow as pa
+            schema = pa.schema([(n, getattr(pa, _ARROW_TYPES[t])())
+                                for n, t in zip(self.names, self.types)])
+            self._table = pa.Table.from_pydict(self.to_pydict(), schema=schema)
+        return self._table
+
+    def __getitem__(self, key):
+        return self.to_arrow()[key]
+
+    def __getattr__(self, name):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.to_arrow(), name)
+
+
+@dataclass
+class EvalResult:
+    # pyarrow Tables (or Rows, which turn into one when used as a Table)
+    per_topic: pa.Table | Rows         # run_id, run, topic, measure, value, text, in_run
+    summary: pa.Table | Rows           # run_id, run, measure, value
+    requests: list[MeasureRequest] = field(default_factory=list)
+    options: EvalOptions = field(default_factory=EvalOptions)
+    runid: bool = True                 # print trec_eval's `runid` row (official/all_trec/runid)
+    # NTCIREVAL's gcompute blocks behind the D/DIN/IA measures (diversity.gcompute_blocks),
+    # for the .Dnev / .DINnev / .nevIA layouts; None unless asked for
+    gcompute: pa.Table | None = None
+    # every (run_id, run, topic) of the evaluated runs, whether judged or not (ndeval prints a
+    # row of zeros for a run topic absent from the qrels); filled for diversity measures
+    run_topics: pa.Table | None = None
+
+    def with_arrow(self) -> EvalResult:
+        """per_topic and summary as pyarrow Tables (the Python API's promise)."""
+        for name in ("per_topic", "summary"):
+            value = getattr(self, name)
+            if isinstance(value, Rows):
+                setattr(self, name, value.to_arrow())
+        return self
+
+
+def _option_values(opts: EvalOptions) -> dict:
+    """The context builders' parameters (sql/context.sql) for these options, as bound values."""
+    return {
+        "relevance_level": opts.threshold, "judged_only": opts.judged_only,
+        "max_docs": opts.depth, "sort_order": opts.order, "trec_eval_version": opts.version,
+        "complete": opts.complete, "gains": _bind(dict(opts.gains)),
+    }
+
+
+def _materialise(con: duckdb.DuckDBPyConnection, relation: str, macro: str, args: list,
+                 values: dict) -> None:
+    """CREATE TEMP TABLE <relation> AS FROM <macro>(<bound args>); names are the project's."""
+    placeholders = ", ".join(f"${a}" for a in args)
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {relation} AS FROM {macro}({placeholders})",
+                {a: values[a] for a in args})
+
+
+def build_context(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: int,
+                  opts: EvalOptions, relations=None, alphas=()) -> str:
+    """Materialise the context relations (sql/context.sql) the measures read, as TEMP tables,
+    each once for every measure: `relations` (default: ev_ranked, ev_run_topic and what they
+    need), the greedy ideal lists for `alphas`. Returns the ranking plan used ('stored',
+    'window' or 'counting')."""
+    relations = set(relations or relations_read(["ev_make_run_topic"])) | {
+        "ev_scope", "ev_runs", "ev_judgment", "ev_topic", "ev_full_ranked", "ev_ranked",
+        "ev_run_topic"}
+    values = _option_values(opts)
+    con.execute("CREATE OR REPLACE TEMP TABLE ev_scope AS SELECT campaign_id, qrels_id "
+                "FROM qrels WHERE qrels_id = ?", [qrels_id])
+    con.execute("CREATE OR REPLACE TEMP TABLE ev_runs AS SELECT unnest($ids::INTEGER[]) AS run_id",
+                {"ids": list(run_ids)})
+    plan = None
+    for relation in context_relations():
+        if relation not in relations or relation in ("ev_scope", "ev_runs", "ev_sorted"):
+            continue
+        if relation == "ev_full_ranked":
+            plan = _rank(con, opts, values)
+        elif relation == "ev_div_ideal":
+            con.execute("CREATE OR REPLACE TEMP TABLE ev_div_ideal AS FROM ev_make_div_ideal(1.0) "
+                        "LIMIT 0")
+            for alpha in alphas:
+                con.execute("INSERT INTO ev_div_ideal FROM ev_make_div_ideal(?)", [float(alpha)])
+        else:
+            make = builder(relation)
+            _materialise(con, relation, make.name, list(make.args), values)
+    return plan
+
+
+def _rank(con: duckdb.DuckDBPyConnection, opts: EvalOptions, values: dict) -> str:
+    """ev_full_ranked by the cheapest plan (choose_plan)."""
+    plan = choose_plan(con, opts)
+    args = {**values, "float32_scores": opts.version < 10}
+    if plan == "stored":
+        _materialise(con, "ev_full_ranked", "ev_make_full_ranked_stored", ["max_docs"], args)
+    elif plan == "window":
+        _materialise(con, "ev_sorted", "ev_make_sorted", ["sort_order", "float32_scores"], args)
+        _materialise(con, "ev_full_ranked", "ev_make_full_ranked_sorted", ["max_docs"], args)
+        con.execute("DROP TABLE ev_sorted")
+    else:
+        _materialise(con, "ev_full_ranked", "ev_make_full_ranked_counting",
+                     ["sort_order", "float32_scores", "max_docs"], args)
+    return plan
+
+
+def choose_plan(con: duckdb.DuckDBPyConnection, opts: EvalOptions | None = None) -> str:
+    """'stored' when every run's judged documents are stored for the qrels (judged_row: runs
+    ingested into a warehouse) and trec_eval 9's score order is asked for; otherwise
+    'counting' when few documents per topic are judged relative to the list lengths, else
+    'window' (one sort)."""
+    opts = opts or EvalOptions()
+    if opts.order == "score" and opts.version < 10:
+        missing = con.execute("""
+            SELECT count(*) FROM ev_runs
+            WHERE run_id NOT IN (SELECT run_id FROM ev_stored_runs())""").fetchone()[0]
+        if not missing:
+            return "stored"
+    judged, lists = con.execute(
+        "SELECT (SELECT count(*) FROM ev_judgment), "
+        "(SELECT count(*) FROM ev_topic)").fetchone()
+    per_topic = judged / lists if lists else 0
+    return "counting" if per_topic <= COUNTING_PLAN_MAX_JUDGED_PER_LIST else "window"
+
+
+def _macro_query(requests: list[MeasureRequest]) -> tuple[str, list]:
+    """One UNION ALL over the requested measures' macros; names come from the registry (the
+    project's SQL files), every parameter is a bound value."""
+    parts, values = [], []
+    for req in requests:
+        placeholders = ", ".join("?" for _ in req.args)
+        if req.mdef.kind == "text":
+            columns = "CAST(NULL AS DOUBLE) AS value, CAST(value AS VARCHAR) AS text"
+        else:
+            columns = "CAST(value AS DOUBLE) AS value, CAST(NULL AS VARCHAR) AS text"
+        parts.append(f"SELECT run_id, topic, ? AS measure, {columns} "
+                     f"FROM {req.mdef.kernel}({placeholders})")
+        values.append(req.name)
+        values.extend(_bind(a) for a in req.args)
+    return "\nUNION ALL\n".join(parts), values
+
+
+def _bind(value):
+    if isinstance(value, dict):
+        # Keep the order the pairs were given in: trec_eval's gain table (G, ndcg_rel, Rndcg)
+        # lists the level=gain parameters first, in that order, and the order decides ties
+        # between gains less than 1 apart (sql/metrics/gain.sql).
+        keys = list(value)
+        return duckdb.Value({"key": keys, "value": [value[k] for k in keys]},
+                            duckdb.map_type(duckdb.sqltype("INTEGER"), duckdb.sqltype("DOUBLE")))
+    return value
+
+
+def _alphas(requests: list[MeasureRequest]) -> list[float]:
+    """The novelty discounts of the requested measures that read ndeval's ideal lists."""
+    return sorted({float(a) for r in requests if "ev_div_ideal" in r.mdef.context
+                   for p, a in zip(r.mdef.params, r.args) if p.name == "alpha"})
+
+
+def evaluate(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: int,
+             requests: list[MeasureRequest], opts: EvalOptions = EvalOptions(),
+             progress=None, gcompute: bool = False) -> EvalResult:
+    """`progress(done, total)`, when given, is called after the ranking and after each batch
+    of measures (the CLI draws a bar on a terminal). `gcompute`: also fetch NTCIREVAL's
+    gcompute blocks of the requested D/DIN/IA measures (the .Dnev/.DINnev/.nevIA layouts)."""
+    if not requests:
+        raise MeasureError("no measures requested")
+    # Requests with options of their own (M' on the condensed list, ir_measures' rel= and
+    # judged_only=) run after the others, each group on the context its options build.
+    by_options: dict[EvalOptions, list[MeasureRequest]] = {opts: []}
+    for r in requests:
+        by_options.setdefault(r.eval_options(opts), []).append(r)
+    groups = [(o, reqs) for o, reqs in by_options.items() if reqs]
+    total = sum(len(range(0, len(reqs), MACROS_PER_STATEMENT)) for _, reqs in groups) + 1
+    report = progress or (lambda done, total: None)
+    kernels = [r.mdef.kernel for r in requests]
+    has_diversity = diversity.needed(requests)
+    blocks = gcompute and has_diversity
+    if blocks:
+        kernels.append("ev_ntd_gcompute")
+    install_macros(con, kernels)
+    con.execute("CREATE OR REPLACE TEMP TABLE ev_scores (run_id INTEGER, topic VARCHAR, "
+                "measure VARCHAR, value DOUBLE, text VARCHAR)")
+    con.execute("CREATE OR REPLACE TEMP TABLE ev_measures (measure VARCHAR, summary VARCHAR, "
+                "ord INTEGER)")
+    con.executemany("INSERT INTO ev_measures VALUES (?, ?, ?)",
+                    [(r.name, r.mdef.summary, i) for i, r in enumerate(requests)])
+    con.execute("CREATE OR REPLACE TEMP TABLE ev_summary (run_id INTEGER, measure VARCHAR, "
+                "value DOUBLE)")
+    done = 0
+    gcompute_rows = None
+    for group_opts, group in groups:
+        group_blocks = blocks and diversity.needed(group)
+        names = [r.mdef.kernel for r in group] + (["ev_ntd_gcompute"] if group_blocks else [])
+        build_context(con, run_ids, qrels_id, group_opts, relations_read(names),
+                      _alphas(group))
+        if done == 0:
+            done = 1
+            report(done, total)
+        # A few macros per statement: planning one UNION ALL of many macros grows faster than
+        # linearly (52 NTCIREVAL macros: seconds in one statement, a fraction in small batches).
+        for i in range(0, len(group), MACROS_PER_STATEMENT):
+            query, values = _macro_query(group[i:i + MACROS_PER_STATEMENT])
+            con.execute(f"INSERT INTO ev_scores {query}", values)
+            done += 1
+            report(done, total)
+        # the run values and gcompute blocks of this group, while its context stands
+        con.execute(context_section("summary"), {"complete": group_opts.complete,
+                                                 "measures": [r.name for r in group]})
+        if group_blocks and gcompute_rows is None:
+            gcompute_rows = diversity.gcompute_blocks(con, group)
+    per_topic = Rows(con.sql("""
+        SELECT s.run_id, r.name AS run, s.topic, s.measure, s.value, s.text, rt.in_run
+        FROM ev_scores s
+        JOIN run r ON r.run_id = s.run_id
+        JOIN ev_run_topic rt ON rt.run_id = s.run_id AND rt.topic = s.topic
+        JOIN ev_measures m ON m.measure = s.measure
+        ORDER BY s.run_id, s.topic, m.ord"""))
+    summary = Rows(con.sql("""
+        SELECT s.run_id, r.name AS run, s.measure, s.value
+        FROM ev_summary s JOIN run r ON r.run_id = s.run_id
+        JOIN ev_measures m ON m.measure = s.measure
+        ORDER BY s.run_id, m.ord"""))
+    run_topics = con.sql("""
+        SELECT DISTINCT r.run_id, n.name AS run, r.topic
+        FROM run_row r JOIN run n ON n.run_id = r.run_id
+        WHERE r.run_id IN (SELECT run_id FROM ev_runs)""").to_arrow_table() \
+        if has_diversity else None
+    return EvalResult(per_topic, summary, list(requests), opts, gcompute=gcompute_rows,
+                      run_topics=run_topics)
+
+
+def macro_call(req: MeasureRequest, opts: EvalOptions) -> tuple[str, dict]:
+    """The SELECT that computes one measure through its metric macro (irw_<name>, the macro
+    an analyst calls; irwarehouse.store.macros), with every parameter bound: (sql, parameters)."""
+    from ..store.macros import callable_params
+    names = [n for n, _, _ in callable_params(req.mdef)]
+    # a measure's own parameters win over the options of the same name (NTCIREVAL's `gains`)
+    values = {"campaign": None, **_option_values(req.eval_options(opts)),
+              **dict(zip([p.name for p in req.mdef.params], (_bind(a) for a in req.args)))}
+    args = ", ".join(f"{n} := ${n}" for n in names if n in values and n not in ("qrels", "run"))
+    text = ", text" if req.mdef.kind == "text" else ", CAST(NULL AS VARCHAR) AS text"
+    sql = (f"SELECT run, topic, value{text} FROM {req.mdef.macro}($campaign, qrels := $qrels, "
+           f"run := $run{', ' + args if args else ''})")
+    return sql, {k: v for k, v in values.items() if k in names or k == "campaign"}
+
+
+def evaluate_macros(con: duckdb.DuckDBPyConnection, campaign: str, requests: list[MeasureRequest],
+                    opts: EvalOptions = EvalOptions(), *, qrels: str | None = None,
+                    run: str | None = None) -> EvalResult:
+    """Evaluate through the metric macros of a warehouse (one SELECT per measure, as an analyst
+    or another engine would), into the EvalResult every writer prints: the same values as
+    evaluate(), which shares their SQL. The run values come from irw_summarise."""
+    rows, summary = [], []
+    complete_judged = None
+    if opts.complete:
+        complete_judged = con.execute("""
+            SELECT count(*) FROM (SELECT topic, doc FROM judgment
+                                  WHERE qrels_id = (SELECT qrels_id FROM ev_make_scope(?, ?))
+                                  GROUP BY topic, doc HAVING max(rel) > 0)""",
+                                      [campaign, qrels]).fetchone()[0]
+    ids = dict(con.execute("SELECT name, run_id FROM run WHERE campaign_id = "
+                           "(SELECT campaign_id FROM campaign WHERE name = ?)",
+                           [campaign]).fetchall())
+    for req in requests:
+        sql, values = macro_call(req, opts)
+        values.update(campaign=campaign, qrels=qrels, run=run)
+        topic_rows = con.execute(f"{sql} ORDER BY run, topic", values).fetchall()
+        rows += [(ids[r], r, t, req.name, v, x, True) for r, t, v, x in topic_rows]
+        if req.mdef.summary != "none" and topic_rows:
+            runs, topics, values_ = zip(*[r[:3] for r in topic_rows])
+            by_run = con.execute("""
+                SELECT run, irw_summarise(?, list(value ORDER BY topic), ?)
+                FROM (SELECT unnest(?) AS run, unnest(?) AS topic, unnest(?) AS value)
+                GROUP BY run""", [req.mdef.summary, complete_judged, list(runs), list(topics),
+                                  list(values_)]).fetchall()
+            summary += [(ids[r], r, req.name, v) for r, v in by_run]
+    order = {r.name: i for i, r in enumerate(requests)}
+    rows.sort(key=lambda r: (r[0], r[2], order[r[3]]))
+    summary.sort(key=lambda s: (s[0], order[s[2]]))
+    per_topic = Rows(names=["run_id", "run", "topic", "measure", "value", "text", "in_run"],
+                     types=["INTEGER", "VARCHAR", "VARCHAR", "VARCHAR", "DOUBLE", "VARCHAR",
+                            "BOOLEAN"], rows=rows)
+    run_values = Rows(names=["run_id", "run", "measure", "value"],
+                      types=["INTEGER", "VARCHAR", "VARCHAR", "DOUBLE"], rows=summary)
+    return EvalResult(per_topic, run_values, list(requests), opts).with_arrow()

@@ -1,0 +1,151 @@
+"""Topics x runs score matrices pulled from the warehouse's `topic_score` view by SQL, the input
+of the statistics (irwarehouse.stats) and of meta-evaluation."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import WarehouseError
+
+MISSING_POLICIES = ("error", "drop", "zero")
+
+
+@dataclass(frozen=True)
+class ScoreMatrix:
+    values: np.ndarray            # shape (topics, runs)
+    topics: list[str]
+    runs: list[str]               # "campaign/run" when several campaigns are involved
+    measure: str
+    summary: str = "mean"         # how a run's value is formed (measure_catalog.summary)
+
+    def column(self, run: str) -> np.ndarray:
+        return self.values[:, self.runs.index(run)]
+
+    def run_values(self) -> np.ndarray:
+        """Each run's value over the matrix's topics, by the measure's summary kind."""
+        return run_values(self.values, self.summary)
+
+
+def run_values(values: np.ndarray, summary: str) -> np.ndarray:
+    """The run value of each column of a topics x runs matrix (rows in topic order) by a
+    summary kind: formed by the SQL macro irw_summarise (sql/schema.sql), the one definition
+    of a run's value that `irw eval`, run_score and the metric macros use too."""
+    import duckdb
+
+    from ..sqlfiles import read_sql, statements
+    con = duckdb.connect()
+    try:
+        for _, stmt in statements(read_sql("schema.sql")):
+            if stmt.startswith("CREATE OR REPLACE MACRO irw_summarise("):
+                con.execute(stmt)
+        rows = con.execute("SELECT irw_summarise(?, column_values, NULL) "
+                           "FROM unnest(?) WITH ORDINALITY AS c(column_values, i) ORDER BY i",
+                           [summary, np.asarray(values, dtype=float).T.tolist()]).fetchall()
+    finally:
+        con.close()
+    return np.array([np.nan if v is None else v for (v,) in rows], dtype=float)
+
+
+class NoStoredScores(WarehouseError):
+    """No score of the measure is stored for the campaigns: irw compare and irw meta then
+    evaluate it."""
+
+
+def matrix_from_rows(rows, measure: str, missing: str = "error",
+                     summary: str = "mean") -> ScoreMatrix:
+    """(run, topic, value) rows -> topics x runs matrix (runs and topics sorted). Topics a run
+    lacks are an error, dropped, or scored 0 according to `missing`: the one missing-topic
+    policy of irw compare, irw meta and the reports."""
+    if missing not in MISSING_POLICIES:
+        raise WarehouseError(f"missing-topic policy must be one of {', '.join(MISSING_POLICIES)}")
+    cells = {(run, topic): value for run, topic, value in rows}
+    runs = sorted({r for r, _ in cells})
+    topics = sorted({t for _, t in cells})
+    complete = [t for t in topics if all((r, t) in cells for r in runs)]
+    if missing == "error" and len(complete) != len(topics):
+        gap = next((r, t) for t in topics for r in runs if (r, t) not in cells)
+        raise WarehouseError(f"run {gap[0]!r} has no {measure} score for topic {gap[1]!r} "
+                             "(use --missing drop or --missing zero)")
+    if missing == "drop":
+        topics = complete
+    values = np.array([[cells.get((r, t), 0.0) for r in runs] for t in topics], dtype=float)
+    return ScoreMatrix(values, topics, runs, measure, summary)
+
+
+def _meaning(name: str):
+    """What a measure name computes: (family, parameters, condensed list, its own options), or
+    None for a name the grammar does not know (online and text measures are stored by their
+    own names)."""
+    from ..errors import MeasureError
+    from ..measures import parse_measures
+    try:
+        requests = parse_measures([name])
+    except MeasureError:
+        return None
+    if len(requests) != 1:
+        return None
+    req = requests[0]
+    return req.mdef.name, req.args, req.condensed, req.overrides
+
+
+def stored_spellings(con, campaigns: list[str], measure: str) -> list[str]:
+    """The names under which scores of `measure` may be stored for the campaigns: every
+    spelling the grammar reads as the same measure (P.10, P_10 and P@10 are one measure), the
+    name as given first."""
+    meaning = _meaning(measure)
+    if meaning is None:
+        return [measure]
+    rows = con.execute("SELECT DISTINCT measure FROM topic_score "
+                       "WHERE list_contains(?, campaign) AND family = ? ORDER BY measure",
+                       [campaigns, meaning[0]]).fetchall()
+    same = [m for (m,) in rows if m != measure and _meaning(m) == meaning]
+    return [measure, *same]
+
+
+def score_matrix(con, *, campaigns: list[str], measure: str, runs: list[str] | None = None,
+                 qrels: str | None = None, options: str | None = None,
+                 missing: str = "error") -> ScoreMatrix:
+    """The stored per-topic values of `measure` (any spelling of it) for the runs of
+    `campaigns` (all runs, or those named in `runs`), one column per run; `qrels` chooses among
+    several stored qrels of a campaign. Topics a run lacks: matrix_from_rows's `missing`."""
+    names = stored_spellings(con, campaigns, measure)
+    rows = con.execute("""
+        SELECT campaign, run, topic, value, options, family, qrels
+        FROM topic_score
+        WHERE list_contains($campaigns, campaign) AND list_contains($names, measure)
+          AND ($runs IS NULL OR list_contains($runs, run))
+          AND ($qrels IS NULL OR qrels = $qrels)
+          AND ($options IS NULL OR options = $options)
+        ORDER BY campaign, run, topic, list_position($names, measure)""",
+                       {"campaigns": campaigns, "names": names, "runs": runs, "qrels": qrels,
+                        "options": options}).fetchall()
+    if not rows:
+        raise NoStoredScores(f"no stored scores of {measure!r} in {', '.join(campaigns)} "
+                             "(evaluate with --store first)")
+    for campaign in campaigns:
+        several = sorted({r[6] for r in rows if r[0] == campaign})
+        if len(several) > 1:
+            raise WarehouseError(f"scores of {measure!r} are stored for several qrels of "
+                                 f"{campaign} ({', '.join(several)}); choose one with --qrels")
+    if len({r[4] for r in rows}) > 1:
+        raise WarehouseError(f"scores of {measure!r} were stored with several option sets; "
+                             "choose one")
+    several = len(campaigns) > 1
+    cells: dict[tuple[str, str], float] = {}
+    for campaign, run, topic, value, *_ in rows:      # the preferred spelling comes first
+        cells.setdefault((f"{campaign}/{run}" if several else run, topic), value)
+    if runs and not several:
+        absent = [r for r in runs if r not in {run for run, _ in cells}]
+        if absent:
+            raise WarehouseError(f"no stored scores for run {absent[0]!r}")
+    return matrix_from_rows([(r, t, v) for (r, t), v in cells.items()], measure, missing,
+                            summary_of(con, rows[0][5]))
+
+
+def summary_of(con, family: str) -> str:
+    """The summary kind of a measure family (measure_catalog), 'mean' when it is not listed."""
+    row = con.execute("SELECT summary FROM measure_catalog WHERE measure = ?",
+                      [family]).fetchone()
+    return row[0] if row else "mean"

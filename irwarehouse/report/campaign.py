@@ -1,0 +1,335 @@
+"""`irw report`: a self-contained HTML report of a campaign, with its figures as PNG and SVG.
+
+Every table and figure is drawn from one SQL query over the analyst views; the query is shown
+beside it (in a <details> block, with its parameters written in as literals, ready for
+`irw sql -f`) and saved under queries/, so every number can be reproduced.
+
+Contents: per-run means with t-based 95% confidence intervals; a per-topic heat map (runs x
+topics); 11-point interpolated precision-recall curves (from the stored iprec_at_recall
+scores, evaluated first when missing); P@k and nDCG@k by rank cutoff; cumulated gain curves;
+ASL curves; per-topic difference bars of every run against a baseline; a paired t table
+against the baseline; a randomised Tukey HSD table of all pairs; the hardest topics; and the
+online sections (report/online.py: the precision histogram, click logs).
+"""
+
+from __future__ import annotations
+
+import html
+from datetime import datetime, timezone
+from pathlib import Path
+
+from ..errors import WarehouseError
+from . import html as parts
+from .html import Query
+from .plots import (
+    complete_matrix,
+    plot_asl,
+    plot_by_rank,
+    plot_cg_curves,
+    plot_deltas,
+    plot_heatmap,
+    plot_means,
+    plot_pr,
+    plot_scatter,
+)
+from .scores import ensure_scores, measure_names
+
+DEFAULT_MEASURES = ("map", "P.10", "ndcg_cut.10")
+PR_SPEC = "iprec_at_recall"
+# trec_eval's default cutoffs (5, 10, 15, 20, 30, 100, 200, 500, 1000) of P and ndcg_cut,
+# for the by-rank curves.
+RANK_CUTOFFS = "5,10,15,20,30,100,200,500,1000"
+RANK_SPECS = (f"P.{RANK_CUTOFFS}", f"ndcg_cut.{RANK_CUTOFFS}")
+
+
+# -- queries -----------------------------------------------------------------------------------
+def _queries(campaign: str, qrels: str, options: str, measures: list[str], first: str,
+             baseline: str) -> dict[str, Query]:
+    base = {"campaign": campaign, "qrels": qrels, "options": options}
+    return {
+        "run_means": Query("run_means", """
+        SELECT run, team, measure, num_topics, mean, ci_low, ci_high
+        FROM run_mean_ci
+        WHERE campaign = $campaign AND qrels = $qrels AND options = $options
+          AND list_contains($measures, measure)
+        ORDER BY run, measure""", {**base, "measures": measures}),
+        "heatmap": Query("heatmap", """
+        SELECT run, topic, value
+        FROM topic_score
+        WHERE campaign = $campaign AND qrels = $qrels AND options = $options
+          AND measure = $measure
+        ORDER BY run, topic""", {**base, "measure": first}),
+        "pr_curves": Query("pr_curves", """
+        SELECT run, CAST(regexp_extract(measure, '_([0-9.]+)$', 1) AS DOUBLE) AS recall,
+               mean AS precision, num_topics
+        FROM run_score
+        WHERE campaign = $campaign AND qrels = $qrels AND options = $options
+          AND family = 'iprec_at_recall' AND starts_with(measure, 'iprec_at_recall_')
+        ORDER BY run, recall""", base),
+        "by_rank": Query("by_rank", """
+        SELECT run, CASE WHEN family = 'P' THEN 'P@k' ELSE 'nDCG@k' END AS curve,
+               CAST(regexp_extract(measure, '_([0-9]+)$', 1) AS INTEGER) AS k, mean,
+               num_topics
+        FROM run_score
+        WHERE campaign = $campaign AND qrels = $qrels AND options = $options
+          AND (regexp_full_match(measure, 'P_[0-9]+')
+               OR regexp_full_match(measure, 'ndcg_cut_[0-9]+'))
+        ORDER BY run, curve, k""", base),
+        "deltas": Query("deltas", """
+        SELECT run, topic, value, baseline_value, delta
+        FROM run_delta($baseline, $measure)
+        WHERE campaign = $campaign AND qrels = $qrels AND options = $options
+        ORDER BY run, delta DESC, topic""", {**base, "measure": first, "baseline": baseline}),
+        "significance": Query("significance", """
+        -- paired t test on per-topic differences (two-sided, alpha = 0.05): significant when
+        -- the 95% t interval of the mean difference excludes 0
+        SELECT measure, run, num_topics, mean_delta, ci_low, ci_high,
+               mean_delta / (sd_delta / sqrt(num_topics)) AS t,
+               ci_low > 0 OR ci_high < 0 AS significant, wins, losses, ties
+        FROM (
+            SELECT measure, run, count(*) AS num_topics, avg(delta) AS mean_delta,
+                   stddev_samp(delta) AS sd_delta,
+                   avg(delta) - t_quantile_975(count(*) - 1) * stddev_samp(delta)
+                       / sqrt(count(*)) AS ci_low,
+                   avg(delta) + t_quantile_975(count(*) - 1) * stddev_samp(delta)
+                       / sqrt(count(*)) AS ci_high,
+                   count(*) FILTER (WHERE delta > 0) AS wins,
+                   count(*) FILTER (WHERE delta < 0) AS losses,
+                   count(*) FILTER (WHERE delta = 0) AS ties
+            FROM (SELECT s.measure, s.run, s.value - b.value AS delta
+                  FROM topic_score s
+                  JOIN topic_score b
+                    ON b.campaign = s.campaign AND b.qrels = s.qrels
+                   AND b.options = s.options AND b.measure = s.measure AND b.topic = s.topic
+                  WHERE s.campaign = $campaign AND s.qrels = $qrels AND s.options = $options
+                    AND b.run = $baseline AND s.run <> $baseline
+                    AND list_contains($measures, s.measure))
+            GROUP BY measure, run)
+        ORDER BY measure, mean_delta DESC""", {**base, "baseline": baseline,
+                                                  "measures": measures}),
+        "hard_topics": Query("hard_topics", """
+        SELECT topic, num_runs, mean, sd, min, median, max
+        FROM topic_difficulty
+        WHERE campaign = $campaign AND qrels = $qrels AND options = $options
+          AND measure = $measure AND difficulty_rank <= 10
+        ORDER BY difficulty_rank""", {**base, "measure": first}),
+    }
+
+
+def scatter_query(campaign: str, qrels: str, options: str, x: str, y: str) -> Query:
+    """Per-run values of two measures side by side (e.g. D-nDCG@10 against I-rec@10)."""
+    return Query("scatter", """
+        SELECT run, any_value(mean) FILTER (WHERE measure = $x) AS x,
+               any_value(mean) FILTER (WHERE measure = $y) AS y
+        FROM run_score
+        WHERE campaign = $campaign AND qrels = $qrels AND options = $options
+          AND measure IN ($x, $y)
+        GROUP BY run
+        ORDER BY run""", {"campaign": campaign, "qrels": qrels, "options": options,
+                          "x": x, "y": y})
+
+
+def pick_baseline(con, query: Query) -> str:
+    """The median run by the first measure (lower median), as TREC plots compare runs with the
+    middle of the field."""
+    means = {}
+    for row in query.rows(con):
+        means.setdefault(row["run"], row["mean"])
+    ranked = sorted(means, key=lambda r: (means[r] is None, means[r] or 0, r))
+    return ranked[(len(ranked) - 1) // 2]
+
+
+def tukey_text(rows: list[dict], measure: str, *, seed: int, B: int = 5000,
+               tie_rule: str = "ge") -> str | None:
+    """All pairs of runs under the randomised Tukey HSD test of irwarehouse.stats, on the
+    topics every run has (the heat map query's values), as `irw compare` prints it. None when
+    there are fewer than two runs or two topics."""
+    from ..stats import compare_all
+    from ..writers.comparison import table_text
+    matrix = complete_matrix(rows, measure)
+    if len(matrix.runs) < 2 or len(matrix.topics) < 2:
+        return None
+    comparison = compare_all(matrix.values, matrix.runs, test="tukey", B=B, rng=seed,
+                             tie_rule=tie_rule)
+    return table_text(comparison, matrix)
+
+
+# -- HTML ----------------------------------------------------------------------------------------
+def _run_table(rows: list[dict], measures: list[str]) -> str:
+    """Runs x measures: mean and [ci_low, ci_high]."""
+    by_run: dict[str, dict] = {}
+    for r in rows:
+        entry = by_run.setdefault(r["run"], {"team": r["team"], "n": r["num_topics"]})
+        entry[r["measure"]] = r
+    first = measures[0]
+    order = sorted(by_run, key=lambda run: -(by_run[run].get(first, {}).get("mean") or 0))
+    head = "<th class=l>run</th><th class=l>team</th><th>topics</th>" + "".join(
+        f"<th>{html.escape(m)} mean [95% CI]</th>" for m in measures)
+    body = []
+    for run in order:
+        e = by_run[run]
+        cells = []
+        for m in measures:
+            r = e.get(m)
+            cells.append("<td>–</td>" if r is None else
+                         f"<td>{parts.num(r['mean'])} [{parts.num(r['ci_low'])}, "
+                         f"{parts.num(r['ci_high'])}]</td>")
+        body.append(f"<tr><td class=l>{html.escape(run)}</td><td class=l>"
+                    f"{html.escape(e['team'] or '')}</td><td>{e['n']}</td>{''.join(cells)}</tr>")
+    return f"<table><tr>{head}</tr>{''.join(body)}</table>"
+
+
+# -- the report ----------------------------------------------------------------------------------
+def campaign_report(wh, campaign: str, out_dir: str | Path, *, measures: list[str] | None = None,
+                 baseline: str | None = None, qrels: str | None = None,
+                 warehouse_label: str = "irw.duckdb", seed: int = 1,
+                 scatter: tuple[str, str] | None = None, tie_rule: str = "ge") -> Path:
+    """Write out_dir/report.html (self-contained), figures/*.png|svg and queries/*.sql.
+    Evaluates (and stores) measures the warehouse lacks. `scatter` = two measures whose
+    per-run means are plotted against each other (e.g. D-nDCG@10 and I-rec@10 for a diversity
+    campaign). Returns the HTML path."""
+    specs = list(measures or DEFAULT_MEASURES)
+    names = measure_names(specs)
+    scatter_names = None
+    if scatter:
+        scatter_names = [measure_names([spec]) for spec in scatter]
+        if len(scatter) != 2 or any(len(n) != 1 for n in scatter_names):
+            raise WarehouseError("--scatter takes two single measures, e.g. 'P.10,map'")
+        specs += [spec for spec in scatter if spec not in specs]
+    runs = wh.con.execute("""SELECT r.name FROM run r JOIN campaign c USING (campaign_id)
+                             WHERE c.name = ? ORDER BY r.name""", [campaign]).fetchall()
+    if not runs:
+        raise WarehouseError(f"no runs in campaign {campaign!r}")
+    qrels_name, options = ensure_scores(wh, campaign, qrels,
+                                        specs + [PR_SPEC, *RANK_SPECS])
+    first = names[0]
+    probe = _queries(campaign, qrels_name, options, names, first, "")["run_means"]
+    if baseline is None:
+        baseline = pick_baseline(wh.con, Query(probe.name, probe.sql,
+                                               {**probe.params, "measures": [first]}))
+    elif baseline not in {r for (r,) in runs}:
+        raise WarehouseError(f"no run {baseline!r} in campaign {campaign!r}")
+    queries = _queries(campaign, qrels_name, options, names, first, baseline)
+    if scatter_names:
+        queries["scatter"] = scatter_query(campaign, qrels_name, options,
+                                           scatter_names[0][0], scatter_names[1][0])
+    out = Path(out_dir)
+    for q in queries.values():
+        q.save(out / "queries")
+    data = {name: q.rows(wh.con) for name, q in queries.items()}
+    figures = out / "figures"
+    images = {
+        "means": plot_means(data["run_means"], first, figures),
+        "heatmap": plot_heatmap(data["heatmap"], first, figures),
+        "pr": plot_pr(data["pr_curves"], figures),
+        "scatter": plot_scatter(data["scatter"], *(n[0] for n in scatter_names), figures)
+        if scatter_names else None,
+        "by_rank": plot_by_rank(data["by_rank"], figures),
+        "deltas": plot_deltas(data["deltas"], first, baseline, figures) if data["deltas"]
+        else None,
+    }
+    curves = wh.cg_curves(campaign, qrels=qrels_name, depth=20, average=True).to_pylist()
+    images["cg"] = plot_cg_curves(curves, figures)
+    per_measure = {m: wh.con.execute(
+        "SELECT run, topic, value FROM topic_score WHERE campaign = ? AND qrels = ? "
+        "AND options = ? AND measure = ?", [campaign, qrels_name, options, m]).fetchall()
+        for m in names}
+    images["asl"] = plot_asl({m: [{"run": r, "topic": t, "value": v} for r, t, v in rows]
+                                  for m, rows in per_measure.items()}, figures, seed=seed)
+    num_topics = len({r["topic"] for r in data["heatmap"]})
+    tukey = tukey_text(data["heatmap"], first, seed=seed, tie_rule=tie_rule)
+    rule_py, rule_cli = ((", tie_rule='gt'", " --tie-rule gt") if tie_rule == "gt" else ("", ""))
+    esc = html.escape
+    meta = {
+        "qrels": esc(qrels_name), "evaluation options": f"<code>{esc(options)}</code>",
+        "runs / topics": f"{len(runs)} / {num_topics}", "measures": esc(", ".join(names)),
+        "baseline": esc(baseline), "warehouse": esc(warehouse_label),
+        "generated": f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M UTC}",
+    }
+
+    def sql(name: str) -> str:
+        return parts.sql_block(queries[name], warehouse_label)
+
+    sig_columns = ["measure", "run", "num_topics", "mean_delta", "ci_low", "ci_high", "t",
+                   "significant", "wins", "losses", "ties"]
+    deltas_img = (parts.img(images["deltas"], "per-topic differences", "deltas")
+                  if images["deltas"] else "<p>(no other run)</p>")
+    sections = [
+        parts.section("Runs: means with 95% confidence intervals",
+                 "Mean over topics and the t-based 95% interval mean ± t(0.975, n−1)·sd/√n "
+                 "(view <code>run_mean_ci</code>). Sorted by the first measure.",
+                 _run_table(data["run_means"], names), sql("run_means"),
+                 parts.img(images["means"], f"means of {first}", "means_ci")),
+        parts.section(f"Per-topic heat map ({esc(first)})",
+                 "Runs (best on top) by topics (hardest first).",
+                 parts.img(images["heatmap"], "heat map", "heatmap"), sql("heatmap")),
+        parts.section("Precision-recall curves (11-point interpolated)",
+                 "Mean interpolated precision at recall 0.0, 0.1, …, 1.0 (trec_eval "
+                 "<code>iprec_at_recall</code>).",
+                 parts.img(images["pr"], "precision-recall curves", "pr_curves"),
+                 parts.table(_pr_pivot(data["pr_curves"]),
+                        ["run"] + [f"{x / 10:.1f}" for x in range(11)]),
+                 sql("pr_curves")),
+        parts.section("Precision and nDCG by rank cutoff",
+                 "Mean P@k and nDCG@k at trec_eval's cutoffs 5 … 1000 (log scale).",
+                 parts.img(images["by_rank"], "P@k and nDCG@k by cutoff", "by_rank"),
+                 sql("by_rank")),
+        parts.section("Cumulated gain curves by rank (Järvelin & Kekäläinen, ACM TOIS 2002)",
+                 "Mean DCG (Jarvelin-Kekalainen, log base 2, no discount before rank 2) and "
+                 "nDCG as mean DCG over mean ideal DCG at ranks 1-20; gains are the levels.",
+                 parts.img(images["cg"], "DCG and nDCG curves", "cg_curves"),
+                 parts.python_block(f"Warehouse.cg_curves({campaign!r}, qrels={qrels_name!r}, "
+                               "depth=20, average=True); in SQL after the evaluation context "
+                               "is built: SELECT * FROM cg_curve_mean(MAP {}, 20, 2, 'jk')")),
+        parts.section("ASL curves (discriminative power)",
+                 "Achieved significance level of every run pair under the paired bootstrap "
+                 "(B = 1000), pairs sorted by ASL, one curve per measure; curves lower down "
+                 "mean a more discriminative measure (Sakai, PROMISE 2014, Fig 16). Needs 3 "
+                 "runs or more.",
+                 parts.img(images["asl"], "ASL curves", "asl_curves") if images["asl"]
+                 else "<p>(fewer than three runs)</p>",
+                 parts.python_block(f"irw meta discpower -C {campaign} "
+                               + " ".join(f"-m {n}" for n in names)
+                               + f" --test bootstrap -B 1000 --seed {seed}")),
+        *([parts.section(f"{esc(scatter_names[0][0])} against {esc(scatter_names[1][0])}",
+                    "Per-run means of two measures.",
+                    parts.img(images["scatter"], "scatter of two measures", "scatter"),
+                    parts.table(data["scatter"], ["run", "x", "y"]), sql("scatter"))]
+          if scatter_names else []),
+        parts.section(f"Per-topic differences against {esc(baseline)} ({esc(first)})",
+                 "One bar per topic: run − baseline, topics sorted by the difference "
+                 "(macro <code>run_delta</code>).", deltas_img, sql("deltas")),
+        parts.section(f"Significance against {esc(baseline)}",
+                 "Paired t test on the per-topic differences, two-sided, α = 0.05, no "
+                 "correction for multiple comparisons: bold rows have a 95% interval of the "
+                 "mean difference that excludes 0. wins/losses/ties count topics.",
+                 parts.table(data["significance"], sig_columns, highlight="significant"),
+                 sql("significance")),
+        parts.section(f"All pairs of runs: randomised Tukey HSD ({esc(first)})",
+                 "irwarehouse.stats (<code>irw compare --test tukey</code>) on the topics "
+                 "every run has; the values are the heat map query's.",
+                 f"<pre>{esc(tukey)}</pre>" if tukey else "<p>(not available)</p>",
+                 parts.python_block(f"compare_all(values, runs, test='tukey', B=5000, rng={seed}"
+                               f"{rule_py}) on the matrix of queries/heatmap.sql; the same as: "
+                               f"irw compare -C {campaign} -m {first} --test tukey --seed {seed}"
+                               f"{rule_cli}")),
+        parts.section(f"Hardest topics ({esc(first)})",
+                 "The ten topics with the lowest mean over runs (view "
+                 "<code>topic_difficulty</code>).",
+                 parts.table(data["hard_topics"], ["topic", "num_runs", "mean", "sd", "min",
+                                              "median", "max"]),
+                 sql("hard_topics")),
+    ]
+    from .online import online_sections  # precision histogram, click logs
+    sections += online_sections(wh, campaign, qrels_name, baseline, figures, warehouse_label)
+    text = parts.page(f"irw report: {campaign}", f"Campaign {campaign}", meta, sections)
+    path = out / "report.html"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _pr_pivot(rows: list[dict]) -> list[dict]:
+    table: dict[str, dict] = {}
+    for r in rows:
+        table.setdefault(r["run"], {"run": r["run"]})[f"{r['recall']:.1f}"] = r["precision"]
+    return [table[k] for k in sorted(table)]

@@ -1,0 +1,39 @@
+"""The scores a report reads: stored, or evaluated (with the default options) and stored
+first when some run of the campaign lacks them."""
+
+from __future__ import annotations
+
+
+def ensure_scores(wh, campaign: str, qrels: str | None, specs: list[str]) -> tuple[str, str]:
+    """Evaluate and store every requested measure that the score table lacks for some run of
+    the campaign (default options). Returns (qrels name, options text)."""
+    from ..engine.evaluate import EvalOptions
+    from ..measures import parse_measures
+    options = EvalOptions()
+    qid = wh.qrels_id(campaign, qrels)
+    qrels_name = wh.con.execute("SELECT name FROM qrels WHERE qrels_id = ?",
+                                [qid]).fetchall()[0][0]
+    num_runs = len(wh.run_ids(campaign))
+    missing = []
+    for spec in specs:
+        for req in parse_measures([spec]):
+            have = wh.con.execute("""
+                SELECT count(DISTINCT s.run_id) FROM score s JOIN run r USING (run_id)
+                JOIN campaign c ON c.campaign_id = r.campaign_id
+                WHERE c.name = ? AND s.qrels_id = ? AND s.options = ? AND s.measure = ?""",
+                                  [campaign, qid, options.describe(), req.name]).fetchall()[0][0]
+            if have < num_runs:
+                missing.append(spec)
+                break
+    if missing:
+        wh.evaluate(missing, campaign=campaign, qrels=qrels_name, store=True, options=options)
+    return qrels_name, options.describe()
+
+
+def measure_names(specs: list[str]) -> list[str]:
+    """Stored names of the requested measures, in the order given (the first drives plots)."""
+    from ..measures import parse_measures
+    names: list[str] = []
+    for spec in specs:
+        names += [req.name for req in parse_measures([spec]) if req.name not in names]
+    return names

@@ -1,0 +1,236 @@
+"""Opening a warehouse: a DuckDB file (or memory) with the schema, the evaluation context and
+metric macros (sql/context.sql, sql/metrics), the metric macros analysts call and the measure
+catalog (irwarehouse.store.macros)."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+
+import duckdb
+
+from ..errors import IrwError, WarehouseError
+from ..sqlfiles import (
+    context_section,
+    domain_files,
+    files_for,
+    install_order,
+    macros_in,
+    metric_files,
+    read_sql,
+    sql_digest,
+    statements,
+)
+
+DEFAULT_PATH = "irw.duckdb"
+ENV_VAR = "IRW_WAREHOUSE"
+DIGEST_KEY = "sql_sha256"
+
+
+def default_path() -> str:
+    return os.environ.get(ENV_VAR, DEFAULT_PATH)
+
+
+def _create_macros(con: duckdb.DuckDBPyConnection, paths, temp: bool = False) -> None:
+    """Create the macros of some metric files, each after those it calls (DuckDB checks a
+    macro's references when it is created). `temp`: as TEMP macros (a read-only connection to a
+    warehouse older than this code)."""
+    macros = [m for path in paths for m in macros_in(path)]
+    for mdef in install_order(macros):
+        sql = mdef.sql
+        if temp:
+            sql = sql.replace("CREATE OR REPLACE MACRO", "CREATE OR REPLACE TEMP MACRO", 1)
+        con.execute(sql)
+
+
+def _context_sql(temp: bool = False) -> str:
+    text = context_section("macros")
+    return text.replace("CREATE OR REPLACE MACRO", "CREATE OR REPLACE TEMP MACRO") if temp \
+        else text
+
+
+def _temp_schema(con: duckdb.DuckDBPyConnection) -> None:
+    """On a read-only connection to a warehouse older than this code: TEMP copies of the
+    tables of sql/schema.sql that the evaluation reads and the file lacks (empty: runs are
+    then ranked and counted from run_row) and of the macro irw_summarise."""
+    have = {n for (n,) in con.execute("SELECT table_name FROM duckdb_tables() "
+                                      "WHERE database_name <> 'temp'").fetchall()}
+    read = read_sql("context.sql") + "".join(p.read_text(encoding="utf-8")
+                                             for p in metric_files())
+    for _, stmt in statements(read_sql("schema.sql")):
+        table = re.match(r"CREATE TABLE IF NOT EXISTS (\w+) ", stmt)
+        if table and table.group(1) not in have and re.search(rf"\b{table.group(1)}\b", read):
+            con.execute(stmt.replace("CREATE TABLE", "CREATE TEMP TABLE", 1))
+        if stmt.startswith("CREATE OR REPLACE MACRO irw_summarise("):
+            con.execute(stmt.replace("CREATE OR REPLACE MACRO", "CREATE OR REPLACE TEMP MACRO", 1))
+
+
+def _mark_installed(con: duckdb.DuckDBPyConnection, families) -> None:
+    con.execute("CREATE TEMP TABLE IF NOT EXISTS ev_installed_family (family VARCHAR)")
+    con.execute("INSERT INTO ev_installed_family SELECT unnest($f)", {"f": sorted(families)})
+
+
+def install_macros(con: duckdb.DuckDBPyConnection, kernels=None) -> None:
+    """Make the evaluation context macros and the metric macros `kernels` call (all when None)
+    exist on a connection, creating the missing ones: in memory (files evaluated without a
+    warehouse) only what an evaluation needs, ~0.2 s less than all of them; a warehouse file
+    has them all already (upgrade)."""
+    con.execute(context_section("shapes"))
+    con.execute("CREATE TEMP TABLE IF NOT EXISTS ev_installed_family (family VARCHAR)")
+    done = {f for (f,) in con.execute("SELECT family FROM ev_installed_family").fetchall()}
+    temp = "temp" in done
+    if "context" not in done:
+        con.execute(_context_sql(temp))
+        _mark_installed(con, ["context"])
+    files = metric_files() if kernels is None else files_for(kernels)
+    pending = [p for p in files if p.stem not in done]
+    if pending:
+        _create_macros(con, pending, temp=temp)
+        _mark_installed(con, [p.stem for p in pending])
+
+
+def install_domain_macros(con: duckdb.DuckDBPyConnection, domain: str) -> None:
+    """The macros of sql/<domain>/ (online, texts) on a connection that lacks them (an
+    in-memory warehouse, or a read-only one older than this code: as TEMP macros there)."""
+    have = {n for (n,) in con.execute("SELECT function_name FROM duckdb_functions() "
+                                      "WHERE function_type = 'table_macro'").fetchall()}
+    paths = [p for d, p in domain_files() if d == domain]
+    if {m.name for p in paths for m in macros_in(p)} <= have:
+        return
+    temp = bool(con.execute("SELECT count(*) FROM ev_installed_family WHERE family = 'temp'")
+                .fetchone()[0]) if "ev_installed_family" in _temp_tables(con) else False
+    _create_macros(con, paths, temp=temp)
+
+
+def _temp_tables(con: duckdb.DuckDBPyConnection) -> set[str]:
+    return {n for (n,) in con.execute("SELECT table_name FROM duckdb_tables() "
+                                      "WHERE database_name = 'temp'").fetchall()}
+
+
+def _backfill(con: duckdb.DuckDBPyConnection) -> None:
+    """What a warehouse made by an older version lacks: trec_eval 9 ranks of stored runs,
+    their list lengths (run_list) and judged rows (judged_row), and the catalog measure of
+    stored scores (score.family)."""
+    from .ingest import store_judged_rows
+    con.execute("""
+        UPDATE run_row SET score_rank = ranked.r
+        FROM (SELECT rowid AS rid,
+                     row_number() OVER (
+                         PARTITION BY run_id, topic
+                         ORDER BY ev_sort_num('score', true, score, rank, file_order) DESC,
+                                  ev_sort_doc('score', doc) DESC) AS r
+              FROM run_row
+              WHERE run_id IN (SELECT DISTINCT run_id FROM run_row WHERE score_rank IS NULL)
+             ) ranked
+        WHERE run_row.rowid = ranked.rid""")
+    con.execute("""
+        INSERT INTO run_list SELECT run_id, topic, count(*) FROM run_row
+        WHERE run_id NOT IN (SELECT DISTINCT run_id FROM run_list) GROUP BY run_id, topic""")
+    # judged rows of every campaign that has none yet (an older warehouse has none at all)
+    for (cid,) in con.execute("""
+            SELECT campaign_id FROM qrels
+            WHERE campaign_id NOT IN (SELECT q.campaign_id FROM judged_pair p
+                                      JOIN qrels q USING (qrels_id))
+            GROUP BY campaign_id ORDER BY campaign_id""").fetchall():
+        qrels = [q for (q,) in con.execute("SELECT qrels_id FROM qrels WHERE campaign_id = ?",
+                                           [cid]).fetchall()]
+        runs = [r for (r,) in con.execute("SELECT run_id FROM run WHERE campaign_id = ?",
+                                          [cid]).fetchall()]
+        store_judged_rows(con, qrels, runs)
+    _backfill_score_family(con)
+
+
+def _backfill_score_family(con: duckdb.DuckDBPyConnection) -> None:
+    """score.family held the SQL file of a measure before it named its catalog measure."""
+    from ..measures import parse_measures
+    stale = con.execute("""SELECT DISTINCT measure FROM score
+                           WHERE family NOT IN (SELECT measure FROM measure_catalog)""").fetchall()
+    for (measure,) in stale:
+        try:
+            requests = parse_measures([measure])
+        except IrwError:                # a name this version no longer reads: left as it was
+            requests = []
+        if len(requests) == 1:
+            con.execute("UPDATE score SET family = ? WHERE measure = ?",
+                        [requests[0].mdef.name, measure])
+
+
+def upgrade(con: duckdb.DuckDBPyConnection) -> None:
+    """Bring a warehouse file up to this version's SQL in one transaction: the schema, every
+    context and metric macro (persistent), the metric macros analysts call, the measure
+    catalog, and what older warehouses lack (_backfill); then record the SQL's digest. Done
+    only when the recorded digest differs."""
+    from ..measures import registry
+    from .macros import CATALOG_COLUMNS, callable_sql, catalog_rows, domain_catalog_rows
+    digest = sql_digest()
+    con.execute("BEGIN TRANSACTION")
+    try:
+        con.execute(read_sql("schema.sql"))
+        con.execute(context_section("shapes"))
+        con.execute(_context_sql())
+        _create_macros(con, metric_files())
+        defs = list(registry().values())
+        for mdef in defs:
+            con.execute(callable_sql(mdef))
+        _create_macros(con, [p for _, p in domain_files()])
+        con.execute("DELETE FROM measure_catalog")
+        columns = ", ".join(f'"{c}"' for c in CATALOG_COLUMNS)
+        con.executemany(f"INSERT INTO measure_catalog ({columns}) VALUES "
+                        f"({', '.join('?' * len(CATALOG_COLUMNS))})",
+                        catalog_rows(defs) + domain_catalog_rows())
+        _backfill(con)
+        con.execute("INSERT OR REPLACE INTO irw_meta VALUES (?, ?)", [DIGEST_KEY, digest])
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+
+
+def recorded_digest(con: duckdb.DuckDBPyConnection) -> str | None:
+    try:
+        row = con.execute("SELECT value FROM irw_meta WHERE key = ?", [DIGEST_KEY]).fetchone()
+    except duckdb.CatalogException:          # a new warehouse, or one from before irw_meta
+        return None
+    return row[0] if row else None
+
+
+def connect(path: str | os.PathLike | None = None, *, read_only: bool = False,
+            create: bool = True, macros: bool = True) -> duckdb.DuckDBPyConnection:
+    """Connect to a warehouse file (None = a private in-memory warehouse). A file is brought up
+    to date (upgrade) on a read-write open when its SQL is older than this version's; a
+    read-only open of an up-to-date file writes nothing, and one of an older file evaluates
+    with TEMP copies of the macros (and warns that the file's own are out of date). In memory,
+    everything is created as in a file, or with `macros=False` the schema only, evaluate()
+    creating the macros it needs (files evaluated without a warehouse)."""
+    if path is None or str(path) == ":memory:":
+        con = duckdb.connect(":memory:")
+        if macros:              # everything a file has, the analysts' macros and catalog too
+            upgrade(con)
+            _mark_installed(con, ["context", *(path.stem for path in metric_files())])
+        else:
+            con.execute(read_sql("schema.sql"))
+            install_macros(con, [])
+        return con
+    p = Path(path)
+    if not create and not p.exists():
+        raise WarehouseError(f"no warehouse at {p} (create one with `irw init`)")
+    try:
+        con = duckdb.connect(str(p), read_only=read_only)
+    except duckdb.Error as exc:
+        raise WarehouseError(f"cannot open warehouse {p}: {exc}") from exc
+    if recorded_digest(con) != sql_digest():
+        if not read_only:
+            upgrade(con)
+        else:
+            print(f"irw: warning: {p} was made by another version of irw; its metric macros "
+                  "are out of date (open it once read-write, e.g. `irw init`, to update it)",
+                  file=sys.stderr)
+            _temp_schema(con)
+            _mark_installed(con, ["temp"])
+            install_macros(con, None if macros else [])
+            return con
+    con.execute(context_section("shapes"))
+    _mark_installed(con, ["context", *(path.stem for path in metric_files())])
+    return con

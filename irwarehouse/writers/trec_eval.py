@@ -1,0 +1,81 @@
+"""Writing evaluation results: trec_eval's layout, TSV, CSV and JSON."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+
+from ..engine.evaluate import EvalResult
+
+
+def _format_value(value: float, integer: bool) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "  -nan"                 # C printf("%6.4f") of trec_eval's -nan
+    if integer:
+        return str(int(round(value)))
+    return f"{value:6.4f}"
+
+
+def _line(name: str, topic: str, text: str) -> str:
+    return f"{name:<22}\t{topic}\t{text}"
+
+
+def trec_eval_text(result: EvalResult, *, per_topic: bool) -> str:
+    """trec_eval's output: per-topic rows (with -q), then the `all` rows of each run, starting
+    with runid; topics in byte order; 9.x does not print rows of topics absent from a run."""
+    kinds = {r.name: r for r in result.requests}
+    lines: list[str] = []
+    topics = result.per_topic.to_pylist()
+    summary = result.summary.to_pylist()
+    runs = list(dict.fromkeys([row["run_id"] for row in summary] +
+                              [row["run_id"] for row in topics]))
+    names = {row["run_id"]: row["run"] for row in topics + summary}
+    for run_id in runs:
+        if per_topic:
+            rows = [t for t in topics if t["run_id"] == run_id and kinds[t["measure"]].mdef.per_topic
+                    and (t["in_run"] or result.options.version >= 10)]
+            rows.sort(key=lambda t: t["topic"].encode())      # stable: measure order kept
+            for t in rows:
+                req = kinds[t["measure"]]
+                text = (f"'{t['text']}'" if req.mdef.kind == "text"
+                        else _format_value(t["value"], req.mdef.integer))
+                lines.append(_line(t["measure"], t["topic"], text))
+        if result.runid:
+            lines.append(_line("runid", "all", names[run_id]))
+        for s in summary:
+            if s["run_id"] == run_id:
+                req = kinds[s["measure"]]
+                integer = req.mdef.integer or req.mdef.name == "num_q"
+                lines.append(_line(s["measure"], "all", _format_value(s["value"], integer)))
+    return "\n".join(lines) + "\n"
+
+
+def _rows(result: EvalResult, per_topic: bool) -> list[dict]:
+    rows = []
+    if per_topic:
+        for t in result.per_topic.to_pylist():
+            rows.append({"run": t["run"], "topic": t["topic"], "measure": t["measure"],
+                         "value": t["value"] if t["text"] is None else t["text"]})
+    for s in result.summary.to_pylist():
+        rows.append({"run": s["run"], "topic": "all", "measure": s["measure"],
+                     "value": s["value"]})
+    return rows
+
+
+def delimited_text(result: EvalResult, *, per_topic: bool, delimiter: str) -> str:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=["run", "topic", "measure", "value"],
+                            delimiter=delimiter, lineterminator="\n")
+    writer.writeheader()
+    for row in _rows(result, per_topic):
+        writer.writerow({**row, "value": repr(row["value"])})
+    return out.getvalue()
+
+
+def json_text(result: EvalResult, *, per_topic: bool) -> str:
+    """JSON has no NaN (trec_eval's -nan of an empty list): it is written as null."""
+    rows = [{**row, "value": None if isinstance(row["value"], float) and math.isnan(row["value"])
+             else row["value"]} for row in _rows(result, per_topic)]
+    return json.dumps(rows, indent=1, allow_nan=False) + "\n"

@@ -1,0 +1,11 @@
+"""Paths the tests share: the repository, its bundled sample (data/), the tests' own data files
+(tests/data/) and the real data sets beside the repository ($IRW_REALDATA or ../shared/realdata,
+present in CI)."""
+
+import os
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+DATA = REPO / "data"
+TEST_DATA = REPO / "tests" / "data"
+REALDATA = Path(os.environ.get("IRW_REALDATA") or REPO.parent / "shared" / "realdata")

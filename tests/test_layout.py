@@ -1,0 +1,106 @@
+"""The package layout (docs/architecture.md): the imports between irwarehouse's packages form no
+circle, at module or package level, counting the imports inside functions too; and the lower
+layers never reach up to the command line, the reports or the public API."""
+
+from __future__ import annotations
+
+import ast
+from graphlib import CycleError, TopologicalSorter
+
+from tests.helpers.paths import REPO
+
+PACKAGE = REPO / "irwarehouse"
+# what each layer may not import (directly or through a function-level import)
+FORBIDDEN = {
+    "errors": {"*"},
+    "sqlfiles": {"*"} - {"errors"},
+    "formats": {"measures", "store", "engine", "spark", "writers", "api", "cli", "report"},
+    "measures": {"store", "engine", "spark", "writers", "api", "cli", "report"},
+    "store": {"engine", "spark", "writers", "api", "cli", "report"},
+    "engine": {"spark", "writers", "api", "cli", "report"},
+    # the Spark engine (issue 18): above the DuckDB engine, below the layouts and commands
+    "spark": {"writers", "analyst", "meta", "online", "texts", "api", "cli", "report"},
+    "stats": {"*"} - {"errors"},
+    "writers": {"spark", "api", "cli", "report"},
+    "analyst": {"meta", "online", "api", "cli", "report"},
+    "meta": {"api", "cli", "report", "analyst"},
+    "online": {"api", "cli", "report", "analyst", "meta"},
+    "texts": {"api", "cli", "report", "analyst", "meta", "online"},
+    "report": {"api", "cli"},
+    "api": {"cli"},
+}
+
+
+def _module_name(path) -> str:
+    parts = list(path.relative_to(REPO).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports() -> dict[str, set[str]]:
+    """module -> the irwarehouse modules it imports (`from . import x` counts x)."""
+    modules = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+    out: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+        targets = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    target = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    target = node.module or ""
+                candidates = [f"{target}.{a.name}" for a in node.names] + [target]
+            elif isinstance(node, ast.Import):
+                candidates = [a.name for a in node.names]
+            else:
+                continue
+            found = next((c for c in candidates if c in modules), None)
+            if found is not None and found != name:
+                targets.add(found)
+        out[name] = targets
+    return out
+
+
+def _layer(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "irwarehouse"
+
+
+def test_no_import_circle_between_modules():
+    graph = {m: {t for t in ts if not m.startswith(t + ".")} for m, ts in _imports().items()}
+    try:
+        tuple(TopologicalSorter(graph).static_order())
+    except CycleError as exc:
+        raise AssertionError(f"modules import each other in a circle: {exc.args[1]}") from None
+
+
+def test_no_import_circle_between_packages():
+    graph: dict[str, set[str]] = {}
+    for module, targets in _imports().items():
+        if module == "irwarehouse":          # the lazy public façade (irwarehouse/__init__.py)
+            continue
+        graph.setdefault(_layer(module), set()).update(
+            _layer(t) for t in targets if _layer(t) not in (_layer(module), "irwarehouse"))
+    try:
+        tuple(TopologicalSorter(graph).static_order())
+    except CycleError as exc:
+        raise AssertionError(f"packages import each other in a circle: {exc.args[1]}") from None
+
+
+def test_lower_layers_do_not_reach_up():
+    layers = {_layer(m) for m in _imports()}
+    wrong = []
+    for module, targets in _imports().items():
+        banned = FORBIDDEN.get(_layer(module), set())
+        if "*" in banned:
+            banned = layers - {"errors", "irwarehouse"} - (banned - {"*"})
+        wrong += [f"{module} -> {t}" for t in targets
+                  if _layer(t) in banned and _layer(t) != _layer(module)]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_every_package_has_its_layer_rule():
+    """A new package gets a line in FORBIDDEN (and in docs/architecture.md)."""
+    packages = {p.parent.name for p in PACKAGE.glob("*/__init__.py")}
+    assert packages - {"cli"} <= set(FORBIDDEN), packages - {"cli"} - set(FORBIDDEN)
