@@ -52,16 +52,14 @@ def child(args) -> None:
     """Evaluate the first N runs for every N of --subsets with one engine setting; print one
     JSON line: {"engine", "workers", "points": [[N, seconds, rows]], "values": {...}}."""
     sys.path.insert(0, str(REPO))
-    from irwarehouse.evaluate import EvalOptions
-
+    from irwarehouse.engine.evaluate import EvalOptions
     from irwarehouse.measures import parse_measures
     requests = parse_measures(MEASURES)
     subsets = [int(x) for x in args.subsets.split(",")]
     points, values, extra = [], {}, {}
     if args.engine == "duckdb":
-        from irwarehouse.evaluate import evaluate
-
         from irwarehouse.api import Warehouse
+        from irwarehouse.engine.evaluate import evaluate
         with Warehouse(args.warehouse, read_only=True) as wh:
             wh.con.execute(f"SET threads = {int(args.workers)}")
             names = sorted(n for (n,) in wh.con.execute("SELECT name FROM run").fetchall())
@@ -155,7 +153,7 @@ def main(argv=None) -> int:
 
     def step(key, label, cmd, **kw):
         print(f"  {label} ...", file=sys.stderr, flush=True)
-        s, mb, cpu = run_cmd(cmd, env=env, **kw)
+        s, mb, cpu = run_cmd(cmd, **{"env": env, **kw})
         rows[key] = (label, s, cpu, mb)
         print(f"    {s:.1f}s wall  {cpu:.1f}s cpu  {mb:.0f} MB", file=sys.stderr, flush=True)
 

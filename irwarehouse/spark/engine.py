@@ -63,6 +63,32 @@ def find_java() -> str | None:
     return shutil.which("java")
 
 
+def java_major(java: str) -> int | None:
+    """The major version of a java binary (`java -version`: "17.0.15", "1.8.0_392" = 8)."""
+    import re
+    import subprocess
+    try:
+        text = subprocess.run([java, "-version"], capture_output=True, text=True,
+                              timeout=30).stderr
+    except (OSError, subprocess.SubprocessError):
+        return None
+    m = re.search(r'version "(?:1\.)?(\d+)', text)
+    return int(m.group(1)) if m else None
+
+
+def java_problem() -> str | None:
+    """Why Spark cannot start a JVM here (None: it can): no java, or one older than 17."""
+    java = find_java()
+    if java is None:
+        return ("--engine spark needs Java 17 or later (java on PATH or $JAVA_HOME); e.g. "
+                "apt-get install openjdk-17-jre-headless")
+    major = java_major(java)
+    if major is None or major < 17:
+        return (f"--engine spark needs Java 17 or later; {java} is "
+                f"{'of an unknown version' if major is None else f'Java {major}'}")
+    return None
+
+
 def _import_pyspark():
     try:
         with warnings.catch_warnings():
@@ -79,9 +105,9 @@ def spark_session(master: str | None = None, *, conf: dict | None = None):
     """A SparkSession (the running one if there is one): `master` (default local[*]) and the
     small default configuration, `conf` on top."""
     session_cls = _import_pyspark()
-    if find_java() is None:
-        raise SparkUnavailable("--engine spark needs Java 17 or later (java on PATH or "
-                               "$JAVA_HOME); e.g. apt-get install openjdk-17-jre-headless")
+    problem = java_problem()
+    if problem:
+        raise SparkUnavailable(problem)
     log4j = Path(__file__).with_name("log4j2.properties")
     master = master or DEFAULT_MASTER
     settings = {**DEFAULT_CONF,

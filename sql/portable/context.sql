@@ -1,7 +1,7 @@
 -- Portable rewrites of context builders (sql/context.sql) whose warehouse definition uses a
 -- DuckDB-only construct for speed. The Spark path (irwarehouse.spark.inline, portable=True)
 -- reads a macro here in place of the one of the same name in sql/context.sql; each computes the
--- same relation, and tests/test_spark_transpile.py checks that on DuckDB, both definitions
+-- same relation, and tests/spark/test_inline.py checks that on DuckDB, both definitions
 -- side by side. docs/sql_portability.md lists why each exists.
 
 -- relation: ev_counted

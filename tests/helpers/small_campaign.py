@@ -16,11 +16,12 @@ from irwarehouse.measures.values import header_default
 from tests.helpers.paths import DATA
 
 
-def diversity_files(folder: Path, seed: int = 7) -> tuple[Path, Path, Path]:
+def diversity_files(folder: Path, seed: int = 7, tags=("divrun", "divrun2")
+                    ) -> tuple[Path, Path, list[Path]]:
     """A small random diversity campaign: qrels `topic subtopic doc level` (with unjudged -1
-    levels), DINprob intents, and two runs whose scores tie now and then."""
+    levels), DINprob intents, and a run per tag whose scores tie now and then."""
     rng = random.Random(seed)
-    qrels, intents, runs = [], [], {"divrun": [], "divrun2": []}
+    qrels, intents, runs = [], [], {tag: [] for tag in tags}
     for t in range(1, 5):
         docs = [f"d{t}-{k:02d}" for k in range(30)]
         n = rng.randint(2, 4)
@@ -107,11 +108,9 @@ def same_value(a, b, tol: float = 1e-9) -> bool:
 
 def spark_missing() -> str | None:
     """Why Spark cannot run here (None: it can): pyspark not installed, or no Java."""
-    from irwarehouse.spark.engine import find_java
+    from irwarehouse.spark.engine import java_problem
     if importlib.util.find_spec("pyspark") is None:
         return "pyspark is not installed (pip install -e '.[spark]'; .ci/run installs it)"
-    if find_java() is None:
-        return ("no Java found (java on PATH or $JAVA_HOME); Spark needs Java 17+, e.g. "
-                "apt-get install openjdk-17-jre-headless (.ci/run installs it as root)")
-    return None
+    problem = java_problem()
+    return f"{problem} (.ci/run installs it when run as root)" if problem else None
 
