@@ -224,25 +224,25 @@ def _check(out: Path, curves: dict) -> list[str]:
 
 def report(args, nrows, rows, curves, problems) -> str:
     load = os.getloadavg()
-    lines = [f"## bench_spark: {args.runs} runs x {args.topics} topics x {args.depth} documents "
-             f"= {nrows:,} run rows", "",
-             f"Machine: {os.cpu_count()} cores; load average at the end {load[0]:.1f}. "
-             f"Measures: {', '.join(MEASURES)}. Spark driver memory {args.memory}.", "",
+    lines = [(f"## bench_spark: {args.runs} runs x {args.topics} topics x {args.depth} "
+              f"documents = {nrows:,} run rows"), "",
+             (f"Machine: {os.cpu_count()} cores; load average at the end {load[0]:.1f}. "
+              f"Measures: {', '.join(MEASURES)}. Spark driver memory {args.memory}."), "",
              "| step | wall s | CPU s | peak RSS MB | wall / DuckDB |", "|---|---:|---:|---:|---:|"]
     base = rows.get("duckdb_eval")
     for key, (label, s, cpu, mb) in rows.items():
         ratio = f"{s / base[1]:.1f}" if key.startswith("spark") and base else ""
         lines.append(f"| {label} | {s:.1f} | {cpu:.1f} | {mb:.0f} | {ratio} |")
-    lines += ["", "Evaluation of the first N runs inside one process (Spark: session warm, "
-              "time of evaluate_spark; DuckDB: evaluate):", "",
+    lines += ["", ("Evaluation of the first N runs inside one process (Spark: session warm, "
+                   "time of evaluate_spark; DuckDB: evaluate):"), "",
               "| N runs | " + " | ".join(f"{e} x{w}" for e, w in curves) + " |",
               "|---:|" + "---:|" * len(curves)]
     points = {key: {p[0]: p[1] for p in c["points"]} for key, c in curves.items()}
     for n in sorted({n for p in points.values() for n in p}):
         lines.append(f"| {n} | " + " | ".join(f"{points[k].get(n, float('nan')):.1f}"
                                               for k in curves) + " |")
-    lines += ["", "| setting | process wall s | CPU s | peak RSS MB (Python) | JVM peak MB | "
-              "session start s | warm-up s |", "|---|---:|---:|---:|---:|---:|---:|"]
+    lines += ["", ("| setting | process wall s | CPU s | peak RSS MB (Python) | JVM peak MB | "
+                   "session start s | warm-up s |"), "|---|---:|---:|---:|---:|---:|---:|"]
     for (engine, workers), c in curves.items():
         jvm = c.get("jvm_peak_mb")
         lines.append(f"| {engine} x{workers} | {c['wall']:.1f} | {c['cpu']:.1f} | "

@@ -68,7 +68,7 @@ def java_major(java: str) -> int | None:
     import re
     import subprocess
     try:
-        text = subprocess.run([java, "-version"], capture_output=True, text=True,
+        text = subprocess.run([java, "-version"], capture_output=True, text=True, check=False,
                               timeout=30).stderr
     except (OSError, subprocess.SubprocessError):
         return None
