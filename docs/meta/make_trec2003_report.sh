@@ -10,6 +10,6 @@ rm -f "$W"
 $IRW init -w "$W"
 $IRW ingest qrels "$DATA/qrels/robust03_qrels.txt" -C robust03 -w "$W"
 for run in "$DATA"/runs/input.*.gz; do $IRW ingest run "$run" -C robust03 -w "$W"; done
-$IRW meta report -w "$W" -C robust03 -m AP -m nDCG@10 -m P@10 -m Q -m RR -m ERR@20 -m bpref \
+$IRW meta report -w "$W" -C robust03 -m AP -m nDCG@10 -m P@10 -m Q -m RR -m ntcir:ERR@20 -m bpref \
     --seed 1 --loo-depth 100 --team-pattern '^[A-Za-z]+' --gold AP --out "$OUT"
 rm -f "$OUT"/*.svg "$OUT"/pairs.csv     # keep the committed copy small: Markdown, JSON, PNG

@@ -1,5 +1,6 @@
 """Cumulated gain curves by rank (sql/metrics/cg_curves.sql) for a campaign's runs, per topic
-or averaged, and their plot (the figures of Järvelin & Kekäläinen, ACM TOIS 2002, and Baeza-Yates & Ribeiro-Neto, Modern Information Retrieval 2011)."""
+or averaged, and their plot (the figures of Järvelin & Kekäläinen, ACM TOIS 2002, and Baeza-Yates &
+Ribeiro-Neto, Modern Information Retrieval 2011)."""
 
 from __future__ import annotations
 

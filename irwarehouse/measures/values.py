@@ -44,10 +44,10 @@ def _level(text: str) -> int:
 
 def parse_gains(text: str, *, what: str = "gains", monotone: bool = True) -> dict[int, float]:
     """Gain values per level: ntcir_eval's `1:2:3` (the gains of L1, L2, L3), explicit pairs
-    `1:1,2:3,3:7` (also in braces, as ir_measures writes them), `L1:1,L2:3`, `S:3,A:2,B:1` (S/A/B = L3/L2/L1), `1=1,2=3`, `exp:M`
-    (2^level - 1 for L1..LM, = `1:3:7` for M = 3) or `level` (gain = level, the default).
-    ntcir_eval refuses gains that decrease with the level (`monotone`); WRR penalties do
-    decrease."""
+    `1:1,2:3,3:7` (also in braces, as ir_measures writes them), `L1:1,L2:3`, `S:3,A:2,B:1` (S/A/B =
+    L3/L2/L1), `1=1,2=3`, `exp:M` (2^level - 1 for L1..LM, = `1:3:7` for M = 3) or `level` (gain =
+    level, the default). ntcir_eval refuses gains that decrease with the level (`monotone`); WRR
+    penalties do decrease."""
     text = text.strip()
     if text.startswith("{") and text.endswith("}"):         # ir_measures: {0:0,1:1,2:3}
         text = text[1:-1].strip()

@@ -1,13 +1,14 @@
-"""The concordance test (Sakai, IPSJ JIP 2013, section 4.2 and Fig 6, Sakai, PROMISE 2014, Fig 17, Sakai, IPSJ JIP 2013, Table 6).
+"""The concordance test (Sakai, IPSJ JIP 2013, section 4.2 and Fig 6, Sakai, PROMISE 2014, Fig 17,
+Sakai, IPSJ JIP 2013, Table 6).
 
 Two candidate metrics M1 and M2 and one or several gold-standard metrics are compared over every
 run pair (X, Y) and every topic t: where M1 and M2 strictly disagree (dM1 dM2 < 0), M1 is
 concordant if dM1 dG >= 0 for every gold standard G (a tie of the gold standard counts as
 concordant, as in the seed), likewise M2. Concordance(M1 | M2, G) = Correct1 / Disagreements.
 
-A win of M1 is a disagreement where M1 is concordant and M2 is not (Sakai, PROMISE 2014, footnote 21: the
-concordance rates include the cases where both are); the two-sided sign test (exact binomial,
-p = 1/2) on wins1 vs wins2 says whether one metric is significantly more concordant.
+A win of M1 is a disagreement where M1 is concordant and M2 is not (Sakai, PROMISE 2014, footnote
+21: the concordance rates include the cases where both are); the two-sided sign test (exact
+binomial, p = 1/2) on wins1 vs wins2 says whether one metric is significantly more concordant.
 """
 
 from __future__ import annotations
@@ -103,7 +104,8 @@ def concordance_test(m1, m2, gold, *, names=("M1", "M2"), gold_names=None) -> Co
 
 def concordance_table(metrics: MetricSet, candidates: list[str], gold: list[str]
                       ) -> list[Concordance]:
-    """Every pair of candidate metrics against the gold standard(s) (Sakai, IPSJ JIP 2013, Table 6)."""
+    """Every pair of candidate metrics against the gold standard(s) (Sakai, IPSJ JIP 2013,
+    Table 6)."""
     missing = [m for m in [*candidates, *gold] if m not in metrics.values]
     if missing:
         raise ValueError(f"no scores for {missing[0]!r}")

@@ -1,13 +1,15 @@
-"""Discriminative power (Sakai, PROMISE 2014, section 5.1, Sakai, IPSJ JIP 2013, section 4.1 and Tables 2-3).
+"""Discriminative power (Sakai, PROMISE 2014, section 5.1, Sakai, IPSJ JIP 2013, section 4.1 and
+Tables 2-3).
 
 For every metric, a significance test over every run pair gives one ASL per pair; the share of
 pairs with ASL < alpha is the metric's discriminative power, the ASL curve plots the ASLs sorted
 (pairs on the x axis), and the performance delta needed for significance is estimated:
 
 * ``test="bootstrap"``: the paired bootstrap of every pair, one shared resample matrix
-  (irwarehouse.stats.paired_bootstrap_all_pairs); the delta is Sakai's estimate (Sakai, IPSJ JIP 2013, Fig 3,
-  Sakai, IPSJ TOD 2007, Fig 7): per pair |mean(w*b)| at the (B alpha)-th largest |t(w*b)|, maximum over pairs
-  (the same number irwarehouse.stats.bootstrap_delta returns, computed in the same pass).
+  (irwarehouse.stats.paired_bootstrap_all_pairs); the delta is Sakai's estimate (Sakai, IPSJ JIP
+  2013, Fig 3, Sakai, IPSJ TOD 2007, Fig 7): per pair |mean(w*b)| at the (B alpha)-th largest
+  |t(w*b)|, maximum over pairs (the same number irwarehouse.stats.bootstrap_delta returns, computed
+  in the same pass).
 * ``test="tukey"``: randomised Tukey HSD over all runs (irwarehouse.stats.tukey_hsd); the delta
   is the smallest |mean difference| among the significant pairs (Sakai, IPSJ JIP 2013, Fig 5, as
   irwarehouse.stats.tukey_delta), NaN when none is. ``tie_rule`` "ge" (default) counts a
@@ -28,7 +30,8 @@ from ..stats.resampling import TIE_RULES
 from ._common import MetricSet, pair_indices, resolve_seed
 
 TESTS = ("bootstrap", "tukey")
-DEFAULT_B = {"bootstrap": 1000, "tukey": 5000}   # Sakai, IPSJ JIP 2013, section 5.1 settles on these
+# Sakai, IPSJ JIP 2013, section 5.1 settles on these
+DEFAULT_B = {"bootstrap": 1000, "tukey": 5000}
 
 
 @dataclass(frozen=True)
@@ -132,8 +135,9 @@ def pair_records(rows: list[DiscPower], runs: list[str]) -> list[dict]:
 
 
 def plot_asl_curves(rows: list[DiscPower], path, *, title: str | None = None) -> None:
-    """ASL curves (Sakai, PROMISE 2014, Fig 16, Sakai, IPSJ JIP 2013, Figs 8-9): one curve per metric, the y axis the
-    ASL, the x axis the run pairs sorted by ASL; a dashed line at alpha. PNG or SVG by suffix."""
+    """ASL curves (Sakai, PROMISE 2014, Fig 16, Sakai, IPSJ JIP 2013, Figs 8-9): one curve per
+    metric, the y axis the ASL, the x axis the run pairs sorted by ASL; a dashed line at alpha. PNG
+    or SVG by suffix."""
     from ..writers.figures import new_figure, save
     fig = new_figure()
     ax = fig.subplots()

@@ -26,6 +26,12 @@ def canonical_name(measure: str, version: int = 9) -> str:
     return requests[0].name
 
 
+def stored_as_named(con, campaign: str, measure: str) -> bool:
+    """Whether the campaign has per-topic scores stored under exactly this measure name."""
+    return con.execute("SELECT count(*) > 0 FROM topic_score WHERE campaign = ? AND measure = ?",
+                       [campaign, measure]).fetchone()[0]
+
+
 def load_metrics(wh, campaign: str, measures: list[str], *, runs: list[str] | None = None,
                  qrels: str | None = None, missing: str = "error",
                  options: EvalOptions | None = None, stored: bool = True) -> MetricSet:
@@ -38,7 +44,14 @@ def load_metrics(wh, campaign: str, measures: list[str], *, runs: list[str] | No
     matrices: dict[str, ScoreMatrix] = {}
     to_evaluate = []
     for label in measures:
-        name = canonical_name(label, options.version)
+        try:
+            name = canonical_name(label, options.version)
+        except MeasureError:
+            # ROUGE and nugget scores (ROUGE-1-R, nuggetF, ...) are stored under names the
+            # grammar does not read: read them by the name as stored
+            if not (stored and qrels is None and stored_as_named(wh.con, campaign, label)):
+                raise
+            name = label
         if stored and qrels is None:
             try:
                 matrices[label] = score_matrix(wh.con, campaigns=[campaign], measure=name,

@@ -1,21 +1,23 @@
-"""Rank correlation of system rankings (Sakai, PROMISE 2014, section 5.2, Sakai, IPSJ JIP 2013, Table 5, Sakai, IPSJ TOD 2007, sec 4.1).
+"""Rank correlation of system rankings (Sakai, PROMISE 2014, section 5.2, Sakai, IPSJ JIP 2013,
+Table 5, Sakai, IPSJ TOD 2007, sec 4.1).
 
 Inputs are per-system scores (higher = better, e.g. mean AP of each run) of the same systems in
 the same order; a ranking is derived from them. All pairwise forms are O(m^2) numpy, fine for the
 hundreds of runs of a campaign.
 
-* Kendall's tau (Sakai, IPSJ TOD 2007, eq 8): tau = 2 (pos - neg) / (m (m - 1)); pairs tied in either list
-  count as neither (tau-a). ``variant="b"`` gives tau-b, (pos - neg) / sqrt((P - T_x)(P - T_y)),
-  scipy.stats.kendalltau's default; the two agree without ties.
-* Its normal test (Sakai, IPSJ TOD 2007, eq 9): Z0 = |tau| / sqrt((4m + 10) / (9 m (m - 1))), two-sided.
-  With m = 30 the critical tau at alpha = 0.01 is 0.3319 (the paper rounds it to 0.34).
-* tau_ap (Yilmaz, Aslam and Robertson; Sakai, PROMISE 2014, eq 52): the evaluated list is ranked by its
-  scores, correct(r) counts the items above rank r that the gold list also ranks above the item
-  at rank r; tau_ap = 2 / (m - 1) sum_{r=2..m} correct(r) / (r - 1) - 1. Asymmetric; the
-  symmetric form averages both directions (Sakai, IPSJ JIP 2013, Table 5). Ties are broken by position
-  (stable order), so every list is a strict ranking.
+* Kendall's tau (Sakai, IPSJ TOD 2007, eq 8): tau = 2 (pos - neg) / (m (m - 1)); pairs tied in
+  either list count as neither (tau-a). ``variant="b"`` gives tau-b, (pos - neg) /
+  sqrt((P - T_x)(P - T_y)), scipy.stats.kendalltau's default; the two agree without ties.
+* Its normal test (Sakai, IPSJ TOD 2007, eq 9): Z0 = |tau| / sqrt((4m + 10) / (9 m (m - 1))),
+  two-sided. With m = 30 the critical tau at alpha = 0.01 is 0.3319 (the paper rounds it to 0.34).
+* tau_ap (Yilmaz, Aslam and Robertson; Sakai, PROMISE 2014, eq 52): the evaluated list is ranked by
+  its scores, correct(r) counts the items above rank r that the gold list also ranks above the item
+  at rank r; tau_ap = 2 / (m - 1) sum_{r=2..m} correct(r) / (r - 1) - 1. Asymmetric; the symmetric
+  form averages both directions (Sakai, IPSJ JIP 2013, Table 5). Ties are broken by position (stable
+  order), so every list is a strict ranking.
 * Spearman's rho = Pearson correlation of the (mid)ranks; without ties
-  1 - 6 sum d^2 / (m (m^2 - 1)) (Baeza-Yates & Ribeiro-Neto, Modern Information Retrieval 2011: sum d^2 = 24 over 10 items gives 0.854).
+  1 - 6 sum d^2 / (m (m^2 - 1)) (Baeza-Yates & Ribeiro-Neto, Modern Information Retrieval 2011: sum
+  d^2 = 24 over 10 items gives 0.854).
 """
 
 from __future__ import annotations
@@ -57,7 +59,7 @@ def concordance_counts(x, y) -> tuple[int, int, int, int]:
 
 
 def kendall_tau(x, y, *, variant: str = "a") -> float:
-    """Kendall's tau between the rankings induced by two score vectors (Sakai, IPSJ TOD 2007, eq 8)."""
+    """Kendall's tau of the rankings two score vectors induce (Sakai, IPSJ TOD 2007, eq 8)."""
     pos, neg, tx, ty = concordance_counts(x, y)
     m = np.asarray(x).size
     pairs = m * (m - 1) // 2
@@ -210,8 +212,8 @@ def correlation_matrix(system_scores: dict[str, np.ndarray], *,
 
 @dataclass(frozen=True)
 class SignificanceAgreement:
-    """Overlap of the significantly different run pairs of two metrics (Sakai, IPSJ JIP 2013, Table 4):
-    ``only_a/both/only_b``."""
+    """Overlap of the significantly different run pairs of two metrics, ``only_a/both/only_b``
+    (Sakai, IPSJ JIP 2013, Table 4)."""
 
     measure_a: str
     measure_b: str

@@ -6,7 +6,8 @@ in bin floor(|D| / 0.01) (21 bins, the last one is |D| >= 0.20) and is a swap un
 (a tie on either set counts as a swap, as in Fig 4; |D| <= 1e-12 is a tie). The swap rate of
 a bin is swaps / count.
 
-* ``variant="bootstrap"`` (Sakai, IPSJ TOD 2007): Q*b and Q'*b are each n topics sampled with replacement.
+* ``variant="bootstrap"`` (Sakai, IPSJ TOD 2007): Q*b and Q'*b are each n topics sampled with
+  replacement.
 * ``variant="halves"`` (the original Voorhees-Buckley method): a random split of the topics into
   two disjoint halves of floor(n/2) topics; its deltas speak for n/2 topics, not n.
 
@@ -169,8 +170,8 @@ def swap_rates(matrix, *, measure: str = "", variant: str = "bootstrap", B: int 
 
 def swap_table(metrics: MetricSet, *, variant: str = "bootstrap", B: int = 1000, rng=None,
                max_swap_rate: float = 0.05) -> list[SwapResult]:
-    """Swap results of every metric, sorted as Sakai, IPSJ TOD 2007, Table 3 (share meeting the delta,
-    descending). Every metric sees the same topic sets (one seed)."""
+    """Swap results of every metric, sorted as Sakai, IPSJ TOD 2007, Table 3 (share meeting the
+    delta, descending). Every metric sees the same topic sets (one seed)."""
     seed = resolve_seed(rng)
     rows = [swap_rates(metrics[m], measure=m, variant=variant, B=B,
                        rng=rng if seed is None else seed, max_swap_rate=max_swap_rate)

@@ -1,8 +1,8 @@
 """A/B comparison of two systems' click logs (`irw online ab`): per arm CTR, abandonment, time
 to first click, clicks per query and mean click rank over query impressions; the difference
 B - A with a percentile bootstrap interval (each arm resampled on its own) and the two-sided
-unpaired bootstrap test of irwarehouse.stats (Sakai (PROMISE 2014), Fig 13-14). The unit is the query
-impression (one row of irw_click_queries), as arms of an A/B test share no impressions."""
+unpaired bootstrap test of irwarehouse.stats (Sakai, PROMISE 2014, Figs 13-14). The unit is the
+query impression (one row of irw_click_queries), as arms of an A/B test share no impressions."""
 
 from __future__ import annotations
 

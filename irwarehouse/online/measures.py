@@ -1,6 +1,6 @@
 """Session, click and user-oriented measures: the catalog read from the `-- measure:` headers of
-sql/online/*.sql, names such as `sDCG@10`, `nsDCG(bq=5)@10`, `satisfied(threshold=60)`, `E(b=0.5)@10`,
-evaluation by calling the macros with bound values, and storage into `score`.
+sql/online/*.sql, names such as `sDCG@10`, `nsDCG(bq=5)@10`, `satisfied(threshold=60)`,
+`E(b=0.5)@10`, evaluation by calling the macros with bound values, and storage into `score`.
 
 What lands in `score`: one row per (system, session) for session and click measures (the session
 id in the `topic` column; with level="topic" the mean over the sessions of each topic instead),

@@ -136,6 +136,9 @@ def pick_baseline(con, query: Query) -> str:
     for row in query.rows(con):
         means.setdefault(row["run"], row["mean"])
     ranked = sorted(means, key=lambda r: (means[r] is None, means[r] or 0, r))
+    if not ranked:      # e.g. a campaign of text outputs only (no ranked run to plot)
+        raise WarehouseError(f"no run of campaign {query.params['campaign']!r} has "
+                             f"{query.params['measures'][0]} scores to report")
     return ranked[(len(ranked) - 1) // 2]
 
 

@@ -1,7 +1,8 @@
 """Significance testing over a topics x runs score matrix (numpy only).
 
-Resampling tests follow Sakai's papers (Sakai, PROMISE 2014, section 4, Sakai, IPSJ JIP 2013, section 4, Sakai, IPSJ TOD 2007,
-section 4.3); classical tests reproduce scipy.stats' p-values. See docs/stats.md.
+Resampling tests follow Sakai's papers (Sakai, PROMISE 2014, section 4, Sakai, IPSJ JIP 2013,
+section 4, Sakai, IPSJ TOD 2007, section 4.3); classical tests reproduce scipy.stats' p-values. See
+docs/stats.md.
 """
 
 from .classical import anova_two_way, friedman, paired_t, sign_test, wilcoxon_signed_rank

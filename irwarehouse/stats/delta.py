@@ -1,10 +1,10 @@
 """Minimum performance delta needed for a significant difference (discriminative power).
 
-Bootstrap form (Sakai; Sakai, IPSJ JIP 2013, Fig 3, Sakai, IPSJ TOD 2007, Fig 7): for every run pair, among the B
-bootstrap replicates take the one whose |t(w*b)| is the (B*alpha)-th largest and record its
-|mean(w*b)|; the estimate is the maximum over pairs ("to be conservative").
-Tukey form (Sakai, IPSJ JIP 2013, Fig 5, Sakai, PROMISE 2014, section 5.1): the smallest |mean difference| among the
-pairs found significant by the randomised Tukey HSD.
+Bootstrap form (Sakai; Sakai, IPSJ JIP 2013, Fig 3, Sakai, IPSJ TOD 2007, Fig 7): for every run
+pair, among the B bootstrap replicates take the one whose |t(w*b)| is the (B*alpha)-th largest and
+record its |mean(w*b)|; the estimate is the maximum over pairs ("to be conservative").
+Tukey form (Sakai, IPSJ JIP 2013, Fig 5, Sakai, PROMISE 2014, section 5.1): the smallest
+|mean difference| among the pairs found significant by the randomised Tukey HSD.
 """
 
 from __future__ import annotations
@@ -40,7 +40,8 @@ def bootstrap_delta(
     rng=None,
     sampler: IndexSampler | None = None,
 ) -> DeltaResult:
-    """Sakai's bootstrap estimate of the delta required for ASL < alpha (Sakai, IPSJ TOD 2007, Fig 7)."""
+    """Sakai's bootstrap estimate of the delta required for ASL < alpha (Sakai, IPSJ TOD 2007,
+    Fig 7)."""
     alpha = v.check_probability(alpha, "alpha")
     res = paired_bootstrap_all_pairs(matrix, B=B, rng=rng, sampler=sampler, delta_alpha=alpha)
     return DeltaResult(

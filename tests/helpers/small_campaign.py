@@ -1,5 +1,4 @@
-"""The campaigns and requests of the Spark engine's tests (tests/spark) and of the macro tests
-(tests/store/test_macros.py): a small warehouse with
+"""The campaigns and requests of the Spark engine's tests (tests/spark): a small warehouse with
 NIST's trec_eval sample and a random diversity campaign, every measure with its default
 parameters, and why Spark cannot run here when it cannot."""
 
@@ -11,8 +10,7 @@ import random
 from pathlib import Path
 
 from irwarehouse.api import Warehouse
-from irwarehouse.measures import MeasureRequest, number
-from irwarehouse.measures.values import header_default
+from irwarehouse.measures import MeasureRequest
 from tests.helpers.paths import DATA
 
 
@@ -64,18 +62,6 @@ def build_small_warehouse(path: Path) -> Path:
         for run in druns:
             wh.ingest_run(run, "div")
     return path
-
-
-def default_request(mdef) -> MeasureRequest:
-    """The measure with its default parameters (one value of a list default: 10 if listed)."""
-    args = []
-    for p in mdef.params:
-        if p.is_list_default:
-            values = p.default.split(",")
-            args.append(number("10" if "10" in values else values[0], p.type, mdef.name))
-        else:
-            args.append(header_default(p))
-    return MeasureRequest(mdef, tuple(args), mdef.name)
 
 
 def campaign_of(mdef) -> str:

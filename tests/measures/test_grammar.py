@@ -60,6 +60,7 @@ def _meaning(text: str):
     ["condensed:map", "map'", "AP'", "condensed:AP"],
     ["Q@10", "ntcir:Q@10", "Q(beta=1)@10"],
     ["alpha-nDCG@20", "alpha-nDCG(alpha=0.5)@20"],
+    ["TBG(gain=1,p_click_rel=0.5)", "TBG(p_click_rel=0.5,gain=1)"],
 ])
 def test_spellings_of_one_measure_mean_the_same(spellings):
     meanings = [_meaning(s) for s in spellings]
@@ -72,6 +73,9 @@ def test_spellings_of_one_measure_mean_the_same(spellings):
     ("ndcg.1=3,2=7", ["ndcg_1=3,2=7"]),              # printed as trec_eval prints it
     ("nDCG@10", ["nDCG@10"]),                        # other names printed as typed
     ("SetF(beta=1)", ["SetF(beta=1)"]),
+    # issue 25: named parameters in the order typed, not the catalog's (p_click_rel, ..., gain)
+    ("TBG(gain=1,p_click_rel=0.5)", ["TBG(gain=1,p_click_rel=0.5)"]),
+    ("TBG(p_click_rel=0.5,gain=1)", ["TBG(p_click_rel=0.5,gain=1)"]),
     ("condensed:map", ["map'"]),
 ])
 def test_printed_names(text, names):

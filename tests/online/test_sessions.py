@@ -142,3 +142,20 @@ def test_one_query_session_is_dcg(tmp_path, docs, levels, l):
     ndcg = wh.evaluate([f"ndcg_cut.{l}"], campaign="c", runs=["asrun"]).per_topic.to_pylist()
     ndcg = next(r["value"] for r in ndcg if r["topic"] == "t")
     assert values(wh, f"nsDCG@{l}")["s"] == pytest.approx(ndcg, abs=1e-12)
+
+
+@pytest.mark.parametrize("k, b, bq, sdcg, nsdcg", [
+    (2, 2, 4, 6.80417316515949, 0.41106318839017064),
+    (2, 10, 3, 8.326875089084385, 0.47015079918954467),
+    (3, 2, 4, 8.59620283937967, 0.49168086340727646),
+    (3, 10, 3, 11.456510415357176, 0.5913942056299191),
+])
+def test_jiepujiang_ir_metrics_preset(tmp_path, k, b, bq, sdcg, nsdcg):
+    """jiepujiang/ir_metrics session_metrics.py (commit 0c9fecf) SDCG(b, bq, True) and
+    NSDCG(b, bq, True).evaluate(qrels, [[d1, d2, d3], [d2, d4, d1]], k), run on this module's
+    session and qrels: rank within the query, duplicates kept, gain 2^rel - 1, m ideal lists."""
+    wh = warehouse(tmp_path, QRELS, ROWS)
+    preset = f"rank_in=query,keep_duplicates=true,gains=1:1;2:3;3:7,b={b},bq={bq}"
+    assert values(wh, f"sDCG({preset})@{k}")["s1"] == pytest.approx(sdcg, rel=1e-12)
+    assert values(wh, f"nsDCG({preset},ideal=per_query)@{k}")["s1"] == pytest.approx(
+        nsdcg, rel=1e-12)

@@ -11,7 +11,6 @@ import re
 
 import pytest
 
-from irwarehouse.errors import MeasureError
 from irwarehouse.measures import parse_measures, registry
 from tests.helpers.paths import REPO
 from tests.helpers.peer_cases import Irw, case_id, irw_values, load
@@ -32,9 +31,6 @@ PLAIN = {"num_q", "num_ret", "num_rel", "num_rel_ret", "map", "gm_map", "Rprec",
          "ndcg_rel", "Rndcg", "set_P", "set_relative_P", "set_recall", "set_map", "set_F",
          "num_nonrel_judged_ret"}
 # -m lists that irw's name grammar does not resolve yet (issue 20's name part)
-GRAMMAR_PENDING: dict[tuple, str] = {}    # every -m list resolves (issue 20: set, P, ndcg_cut_20,4)
-
-
 def to_irw(measure: str, options: dict) -> Irw:
     if measure in PLAIN:
         return Irw.of(measure, {}, **options)
@@ -59,14 +55,7 @@ def test_pytrec_eval_case(case):
     assert abs(got - case["expected"]) <= case["tol"] + 1e-12, (str(irw), got, case["expected"])
 
 
-def _names_case(case):
-    reason = GRAMMAR_PENDING.get(tuple(case["names"]))
-    marks = [pytest.mark.xfail(strict=True, raises=(MeasureError, AssertionError),
-                               reason=f"name grammar: {reason}")] if reason else []
-    return pytest.param(case, marks=marks, id=" ".join(case["names"]))
-
-
-@pytest.mark.parametrize("case", [_names_case(c) for c in CASES["names"]])
+@pytest.mark.parametrize("case", CASES["names"], ids=lambda c: " ".join(c["names"]))
 def test_pytrec_eval_measure_lists(case):
     """The measures a -m list names, as pytrec_eval prints them (runid is printed by irw eval
     for official/all_trec, not a measure)."""

@@ -20,7 +20,8 @@ from irwarehouse.spark import dialect
 from irwarehouse.spark.dialect import SPARK_FUNCTIONS, NotPortable, to_spark
 from irwarehouse.spark.engine import _typed, refuse_unportable
 from irwarehouse.spark.inline import Inliner
-from tests.helpers.small_campaign import default_request, macro_kwargs
+from tests.helpers.catalog import default_request
+from tests.helpers.small_campaign import macro_kwargs
 
 # -- transpiling ---------------------------------------------------------------------------
 

@@ -37,8 +37,9 @@ from irwarehouse.measures.portability import measure_portability
 from irwarehouse.spark.dialect import SPARK_FUNCTIONS
 from irwarehouse.spark.engine import evaluate_spark, register_export
 from irwarehouse.spark.export import export_campaign
+from tests.helpers.catalog import default_request
 from tests.helpers.paths import REALDATA, REPO
-from tests.helpers.small_campaign import default_request, same_value
+from tests.helpers.small_campaign import same_value
 
 pytestmark = pytest.mark.slow
 

@@ -15,8 +15,9 @@ from irwarehouse.measures import registry
 from irwarehouse.spark.engine import _BUILDER_TYPES, _option_values, _typed
 from irwarehouse.spark.inline import InlineError, Inliner, fold_constants
 from irwarehouse.sqlfiles import builder
+from tests.helpers.catalog import default_request
 from tests.helpers.paths import REALDATA
-from tests.helpers.small_campaign import campaign_of, default_request, macro_kwargs, same
+from tests.helpers.small_campaign import campaign_of, macro_kwargs, same
 
 WEB12 = REALDATA / "trec2012_web_diversity"
 

@@ -8,6 +8,7 @@ import re
 import pytest
 
 from irwarehouse.cli.rouge import run
+from tests.helpers.paths import TEST_DATA
 
 # (expected file, the options of its PROVENANCE.md; every run also used -a -d)
 OPTION_SETS = [
@@ -50,3 +51,36 @@ def test_config_paths_resolve_beside_the_config_from_another_directory(realdata,
     config = realdata / "rouge155_synthetic" / "config.xml"
     assert run(["-n", "1", "-x", "-r", "1", "-a", str(config)], out) == 0
     assert "A ROUGE-1 Average_R: 0.33965" in out.getvalue()
+
+
+# ROUGE-1.5.5.pl's own output with bootstrap resampling and the options above lack (-r N > 1,
+# -c, -b, -t 1, -t 2, -w 1.5): tests/data/rouge155_bootstrap/README.md
+BOOTSTRAP_SETS = [
+    ("r1000_n2_su4", "-a -n 2 -2 4 -u -c 95 -r 1000 -f A -p 0.5 -t 0"),
+    ("r200_c90_b75", "-a -d -n 1 -b 75 -c 90 -r 200 -f A -p 0.5 -t 0"),
+    ("r50_t1", "-a -n 2 -x -t 1 -r 50"),
+    ("t2_counts", "-a -n 1 -x -t 2"),
+    ("r100_c99_sstar_stem_stop_B", "-a -d -n 2 -2 -1 -U -m -s -f B -r 100 -c 99"),
+    ("r10_w15_l30_p03", "-a -d -n 1 -w 1.5 -l 30 -p 0.3 -r 10"),
+]
+
+
+@pytest.mark.realdata
+@pytest.mark.parametrize("name,options", BOOTSTRAP_SETS, ids=[n for n, _ in BOOTSTRAP_SETS])
+def test_bootstrap_intervals_and_other_options_match_rouge_155(rouge_dir, name, options):
+    expected = (TEST_DATA / "rouge155_bootstrap" / f"{name}.txt").read_text()
+    out = io.StringIO()
+    assert run(options.split() + ["config.xml"], out) == 0
+    assert out.getvalue() == expected
+    assert "conf.int." in expected or "H_count" in expected
+
+
+def test_see_format_matches_rouge_155(monkeypatch):
+    """ROUGE's SEE (HTML) input format: tests/data/rouge155_see/README.md."""
+    folder = TEST_DATA / "rouge155_see"
+    monkeypatch.chdir(folder)
+    out = io.StringIO()
+    options = "-a -d -n 2 -2 4 -u -m -r 100"
+    assert run([*options.split(), "see.xml"], out) == 0
+    expected = (folder / "expected.txt").read_text()
+    assert out.getvalue() == expected and "ROUGE-SU4 Eval t02.B" in expected
