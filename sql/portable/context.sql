@@ -97,3 +97,15 @@ walked AS (
 SELECT CAST(alpha AS DOUBLE) AS alpha_key, w.topic, CAST(g.rank AS BIGINT) AS rank,
        w.picks[g.rank] AS doc
 FROM walked w, generate_series(1, w.n) g(rank);
+
+-- block: ev_to_fixed / ev_from_fixed
+-- Exact sums (context.sql: x * 2^80 as a HUGEINT, added exactly, rounded to a double once):
+-- Spark has no 128-bit integer, but its DECIMAL(38, 24) adds exactly too (10^-24 < 2^-79;
+-- |x| < 10^14, far above any gain, DCG or count the metric SQL adds). Each term is rounded to
+-- 24 decimals instead of to 2^-80: the sum can differ from context.sql's in its last bit, and
+-- is the same whatever the order of addition, as there.
+CREATE OR REPLACE MACRO ev_to_fixed(x) AS
+CAST(x AS DECIMAL(38, 24));
+
+CREATE OR REPLACE MACRO ev_from_fixed(s) AS
+CAST(s AS DOUBLE);
