@@ -118,7 +118,23 @@ def test_rules_of_other_duckdb_constructs():
     assert _rule("len(map_keys(g))").key == "arraysize"
 
 
+def test_ordered_sums_add_in_their_order():
+    """sum(x ORDER BY r): the sorted values (NULLs out) added left to right by aggregate; NULL
+    when there is none; avg divides by their number."""
+    node = _rule("sum(x ORDER BY r)")
+    assert isinstance(node, exp.Case)
+    fold = node.args["default"]
+    assert fold.name.lower() == "aggregate"
+    assert isinstance(fold.expressions[0], exp.ArrayFilter)
+    sorted_values = fold.expressions[0].this
+    assert isinstance(sorted_values, exp.Transform)
+    assert sorted_values.this.name.lower() == "sort_array"
+    assert isinstance(node.args["ifs"][0].args["true"], exp.Null)
+    assert isinstance(_rule("avg(x ORDER BY r)").args["default"], exp.Div)
+
+
 @pytest.mark.parametrize("sql, construct", [
+    ("min(x ORDER BY r)", "ORDER BY"),
     ("CAST(x AS HUGEINT)", "HUGEINT"),
     ("[0 for x in range(3)]", "list comprehensions"),
     ("rowid", "rowid"),
