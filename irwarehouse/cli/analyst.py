@@ -132,6 +132,9 @@ def _pair(text: str | None) -> tuple[str, str] | None:
             except IrwError:
                 continue
             return left, right
+    if text.count(",") == 1:    # e.g. stored text scores (ROUGE-2-F,nuggetF): the report reads
+        left, right = text.split(",")   # them by their stored names (report/textscores.py)
+        return left.strip(), right.strip()
     raise IrwError(f"--scatter needs two measures 'X,Y', got {text!r}")
 
 
