@@ -145,7 +145,9 @@ def report_cmd(
                    "and queries/.")],
     measure: Annotated[list[str] | None, typer.Option("--measure", "-m", help="Measure; "
                        "repeatable; the first one drives the plots. Default: map, P.10, "
-                       "ndcg_cut.10.")] = None,
+                       "ndcg_cut.10. ROUGE and nugget scores by their stored names "
+                       "(ROUGE-1-R, nuggetF); a campaign of text outputs only: every stored "
+                       "text score by default.")] = None,
     baseline: Annotated[str | None, typer.Option(help="Run to compare against (default: "
                         "the median run by the first measure).")] = None,
     qrels: Annotated[str | None, typer.Option("--qrels", help="Which stored qrels.")] = None,

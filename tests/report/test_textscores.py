@@ -40,7 +40,7 @@ def rouge155(measure: str) -> dict[tuple[str, str], float]:
     text = (SEE / "expected.txt").read_text()
     pattern = rf"^(\w+) {re.escape(tag)} Eval (\w+)\.\w+ R:([\d.]+) P:([\d.]+) F:([\d.]+)$"
     return {(run, topic): float(m["RPF".index(stat)])
-            for run, topic, *m in re.findall(pattern, text, re.M)}
+            for run, topic, *m in re.findall(pattern, text, re.MULTILINE)}
 
 
 def stored(warehouse, campaign: str, measure: str) -> dict[tuple[str, str], float]:
@@ -186,7 +186,7 @@ def test_report_of_ranked_runs_and_texts(tmp_path):
     maps = stored(w, "mix", "map")
     official = float(re.search(r"^map\s+all\s+([\d.]+)$",
                                (TEST_DATA / "trec_eval" / "out.test").read_text(),
-                               re.M).group(1))
+                               re.MULTILINE).group(1))
     assert statistics.fmean(v for (r, _), v in maps.items() if r == "STANDARD") == \
         pytest.approx(official, abs=5e-5)                     # trec_eval's map
     r1 = stored(w, "mix", "ROUGE-1-R")
