@@ -9,7 +9,9 @@ topics); 11-point interpolated precision-recall curves (from the stored iprec_at
 scores, evaluated first when missing); P@k and nDCG@k by rank cutoff; cumulated gain curves;
 ASL curves; per-topic difference bars of every run against a baseline; a paired t table
 against the baseline; a randomised Tukey HSD table of all pairs; the hardest topics; and the
-online sections (report/online.py: the precision histogram, click logs).
+online sections (report/online.py: the precision histogram, click logs). ROUGE and nugget
+scores are read by their stored names, each under the set and options it is filed under
+(report/textscores.py); without ranked runs, the curves and online sections give way to a note.
 """
 
 from __future__ import annotations
