@@ -18,6 +18,7 @@ from .engine.evaluate import EvalOptions, EvalResult, evaluate
 from .errors import WarehouseError
 from .measures import NtcirSettings, parse_measures, wants_runid
 from .store import ingest as _ingest
+from .store.connection import close as close_connection
 from .store.connection import connect
 from .store.results import store_scores
 
@@ -29,19 +30,24 @@ class Warehouse:
     """A warehouse file (or a private in-memory one when `path` is None)."""
 
     def __init__(self, path: str | Path | None = None, *, read_only: bool = False,
-                 create: bool = True, macros: bool = True):
-        """`macros=False`: create the metric macros only when an evaluation needs them."""
+                 create: bool = True, macros: bool = True, wait: float | None = None):
+        """`macros=False`: create the metric macros only when an evaluation needs them;
+        `wait`: seconds to wait for a file another process holds (default 30)."""
         self.path = path
-        self.con = connect(path, read_only=read_only, create=create, macros=macros)
+        self.con = connect(path, read_only=read_only, create=create, macros=macros, wait=wait)
 
     def __enter__(self):
         return self
 
-    def __exit__(self, *exc):
-        self.close()
+    def __exit__(self, kind, exc, tb):
+        if kind is None:
+            self.close()
+        else:               # the error under way is the one to report; DuckDB keeps its log
+            close_connection(self.con, checkpoint=False)
 
     def close(self) -> None:
-        self.con.close()
+        """Close, checkpointing first: a checkpoint that fails is an error (StorageError)."""
+        close_connection(self.con)
 
     # -- ingest -----------------------------------------------------------------------------
     def ingest_qrels(self, path, campaign: str, *, name: str | None = None, fmt: str = "qrels",

@@ -1,8 +1,11 @@
-"""The exceptions of irwarehouse. The CLI prints any IrwError as one line and exits 1."""
+"""The exceptions of irwarehouse. The CLI prints any IrwError as one line and exits with its
+`exit_code` (1, or 3 for a StorageError; docs/reliability.md lists the codes)."""
 
 
 class IrwError(Exception):
     """Base class of every error a user can cause."""
+
+    exit_code = 1
 
 
 class InputError(IrwError):
@@ -26,3 +29,14 @@ class SqlAssetError(IrwError):
 
 class WarehouseError(IrwError):
     """A request the warehouse cannot satisfy (unknown campaign, run stored twice, ...)."""
+
+
+class StorageError(IrwError):
+    """The warehouse file or the system failed: disk full, an I/O error, a damaged file, a
+    lock still held after the wait (exit code 3)."""
+
+    exit_code = 3
+
+
+class WarehouseBusy(StorageError):
+    """Another process still holds the warehouse file after the wait (--wait)."""

@@ -64,6 +64,26 @@ CREATE TEMP TABLE IF NOT EXISTS ev_div_intent (topic VARCHAR, intent VARCHAR, pr
 CREATE OR REPLACE MACRO ev_require(cond, message) AS
 CASE WHEN cond THEN true ELSE error(message) END;
 
+-- block: ev_to_fixed / ev_from_fixed
+-- Exact sums (README "Bit-reproducible scores"): x as a fixed-point integer, x * 2^80 in a
+-- HUGEINT, whose addition is exact, so that ev_from_fixed(sum(ev_to_fixed(x))) is the same bits
+-- in any order of addition. Every term of magnitude >= 2^-27 (7.5e-9) is represented exactly,
+-- smaller ones to within 2^-81, and the exact sum is rounded to a double once. Used for
+--   * every running sum: DuckDB computes a window aggregate over a tree of partial sums whose
+--     shape depends on where the partition sits among the others (the run ids, the other runs
+--     evaluated, the threads), so `sum(x) OVER w` over doubles can differ between a run and
+--     its renamed copy; a running product is exp of the running sum of the logarithms;
+--   * the per-list sums of the measures trec_eval does not define (NTCIREVAL, ndeval, TBG,
+--     U, ...), about 10 times cheaper than an ordered aggregate. trec_eval's own sums are
+--     ordered aggregates, `sum(x ORDER BY rank)`, added in rank order as trec_eval adds them.
+-- A term or sum of magnitude 2^47 (1.4e14) or more is a conversion (overflow) error. (No
+-- error() call here: DuckDB could then no longer drop an unused sum from a plan.)
+CREATE OR REPLACE MACRO ev_to_fixed(x) AS
+CAST(x * 1208925819614629174706176.0 AS HUGEINT);
+
+CREATE OR REPLACE MACRO ev_from_fixed(s) AS
+CAST(s AS DOUBLE) / 1208925819614629174706176.0;
+
 -- relation: ev_scope
 -- The campaign and the qrels evaluated: the qrels named, or the campaign's only one. An error
 -- names a campaign or qrels that does not exist, and lists the choices when the campaign has

@@ -243,7 +243,8 @@ CREATE TABLE IF NOT EXISTS measure_catalog (
 ALTER TABLE measure_catalog ADD COLUMN IF NOT EXISTS domain VARCHAR;
 
 -- A run's value of a measure from its per-topic values, by the measure's summary kind
--- (measure_catalog.summary); topic_values in topic order (byte order, as trec_eval adds them):
+-- (measure_catalog.summary); topic_values in topic order (byte order, as trec_eval adds them),
+-- added one by one in that order (list_reduce), so a run value is the same bits on every path:
 --   mean     the arithmetic mean (the values added one by one in that order, then divided)
 --   gmean    the geometric mean, exp(mean of ln v); the gm_ measures floor values at 1e-5 first
 --   sum      the sum (num_ret, num_rel_ret, num_q, ...)
@@ -281,7 +282,7 @@ SELECT c.name AS campaign, r.name AS run, r.team, q.name AS qrels, s.measure, s.
        s.options, s.summary, count(*) AS num_topics,
        irw_summarise(s.summary, list(s.value ORDER BY s.topic),
                      any_value(s.judged_relevant)) AS mean,
-       stddev_samp(s.value) AS sd
+       stddev_samp(s.value ORDER BY s.topic) AS sd
 FROM scored s
 JOIN run r ON r.run_id = s.run_id
 JOIN campaign c ON c.campaign_id = r.campaign_id
@@ -341,8 +342,9 @@ CREATE OR REPLACE VIEW topic_difficulty AS
 SELECT *, rank() OVER (PARTITION BY campaign, qrels, measure, options
                        ORDER BY mean ASC, topic) AS difficulty_rank
 FROM (
-    SELECT campaign, qrels, measure, options, topic, count(*) AS num_runs, avg(value) AS mean,
-           stddev_samp(value) AS sd, min(value) AS min, median(value) AS median,
+    SELECT campaign, qrels, measure, options, topic, count(*) AS num_runs,
+           avg(value ORDER BY run) AS mean, stddev_samp(value ORDER BY run) AS sd,
+           min(value) AS min, median(value) AS median,
            max(value) AS max
     FROM topic_score
     GROUP BY campaign, qrels, measure, options, topic
@@ -365,7 +367,7 @@ WHERE b.run = baseline_run AND s.run <> baseline_run AND s.measure = measure_nam
 -- usage: SELECT * FROM run_delta_summary('STANDARD', 'map') ORDER BY mean_delta DESC.
 CREATE OR REPLACE MACRO run_delta_summary(baseline_run, measure_name) AS TABLE
 SELECT campaign, run, baseline, qrels, measure, options, count(*) AS num_topics,
-       avg(delta) AS mean_delta, stddev_samp(delta) AS sd_delta,
+       avg(delta ORDER BY topic) AS mean_delta, stddev_samp(delta ORDER BY topic) AS sd_delta,
        count(*) FILTER (WHERE delta > 0) AS wins, count(*) FILTER (WHERE delta < 0) AS losses,
        count(*) FILTER (WHERE delta = 0) AS ties
 FROM run_delta(baseline_run, measure_name)
@@ -390,7 +392,7 @@ WINDOW w AS (PARTITION BY s.campaign, s.qrels, s.measure, s.options),
 CREATE OR REPLACE VIEW campaign_measure AS
 SELECT campaign, venue, year, qrels, measure, options, count(*) AS num_runs,
        max(mean) AS best, median(mean) AS median, min(mean) AS worst,
-       arg_max(run, mean) AS best_run
+       first(run ORDER BY mean DESC, run) AS best_run
 FROM cross_campaign
 GROUP BY ALL;
 -- ==== end of analyst views ========================================================================
@@ -592,3 +594,9 @@ CREATE TABLE IF NOT EXISTS known_doc (
     PRIMARY KEY (campaign_id, "user", topic, doc)
 );
 -- ==== end of online evaluation ====================================================================
+
+-- Integrity (`irw check`, irwarehouse/store/integrity.py): a digest of every run's and qrels'
+-- stored rows, recorded with their count (num_rows) when they are ingested, so that a change to
+-- any stored row is found even where DuckDB's block checksum misses it.
+ALTER TABLE run ADD COLUMN IF NOT EXISTS rows_digest VARCHAR;
+ALTER TABLE qrels ADD COLUMN IF NOT EXISTS rows_digest VARCHAR;

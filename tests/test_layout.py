@@ -13,6 +13,7 @@ PACKAGE = REPO / "irwarehouse"
 # what each layer may not import (directly or through a function-level import)
 FORBIDDEN = {
     "errors": {"*"},
+    "failures": {"*"} - {"errors"},
     "sqlfiles": {"*"} - {"errors"},
     "formats": {"measures", "store", "engine", "writers", "api", "cli", "report"},
     "measures": {"store", "engine", "writers", "api", "cli", "report"},

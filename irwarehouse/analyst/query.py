@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
@@ -30,29 +32,89 @@ _LOCKDOWN = ("SET enable_external_access = false",
              "SET autoload_known_extensions = false",
              "SET lock_configuration = true")
 
+DEFAULT_TIMEOUT = 300.0         # seconds of one `irw sql` query (--timeout)
+MEMORY_SHARE = 0.5              # default --memory-limit: half of the machine's memory
+_MEMORY = re.compile(r"^\s*([0-9]+(?:[.][0-9]+)?)\s*(%|B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*$",
+                     re.IGNORECASE)
 
-def open_guarded(path: str | Path) -> duckdb.DuckDBPyConnection:
-    """A read-only connection to an existing warehouse that cannot reach files or network."""
+
+def memory_limit(text: str | None) -> str:
+    """DuckDB's memory_limit for an analyst query: `text` ('4GB', '512MiB', '25%' of the
+    machine's memory) validated, or MEMORY_SHARE of the memory when None."""
+    total = _physical_memory()
+    if text is None:
+        return f"{int(total * MEMORY_SHARE) // 2**20}MiB" if total else "80%"
+    m = _MEMORY.match(text)
+    if not m or float(m.group(1)) <= 0:
+        raise IrwError(f"--memory-limit {text!r}: give a size such as 4GB, 512MiB or 25%")
+    value, unit = float(m.group(1)), m.group(2)
+    if unit == "%":
+        if value > 100 or not total:
+            raise IrwError(f"--memory-limit {text!r}: a share of memory is at most 100%")
+        return f"{int(total * value / 100) // 2**20}MiB"
+    return f"{value:g}{unit}"
+
+
+def _physical_memory() -> int | None:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def open_guarded(path: str | Path, *, memory: str | None = None) -> duckdb.DuckDBPyConnection:
+    """A read-only connection to an existing warehouse that cannot reach files or network,
+    with a memory limit (memory_limit(memory))."""
     if not Path(path).exists():
         raise WarehouseError(f"no warehouse at {path} (create one with `irw init`)")
+    limit = memory_limit(memory)
     con = connect(path, read_only=True, create=False)
+    con.execute(f"SET memory_limit = '{limit}'")       # validated by memory_limit
     for statement in _LOCKDOWN:
         con.execute(statement)
     return con
 
 
+class _Deadline:
+    """Interrupts a connection's statement after `seconds` (None or 0: never)."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, seconds: float | None):
+        self.seconds, self.expired = seconds, False
+        self._timer = None
+        if seconds:
+            self._timer = threading.Timer(seconds, self._expire, [con])
+            self._timer.daemon = True
+            self._timer.start()
+
+    def _expire(self, con) -> None:
+        self.expired = True
+        con.interrupt()
+
+    def cancel(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+
+    def error(self) -> IrwError:
+        return IrwError(f"query stopped at its time limit of {self.seconds:g} s "
+                        "(--timeout SECONDS; 0 for none)")
+
+
 @contextmanager
-def query_stream(path: str | Path, text: str, *,
-                 write: bool = False) -> Iterator[pa.RecordBatchReader]:
+def query_stream(path: str | Path, text: str, *, write: bool = False,
+                 timeout: float | None = DEFAULT_TIMEOUT,
+                 memory: str | None = None) -> Iterator[pa.RecordBatchReader]:
     """Run analyst SQL and yield its result as a stream of Arrow batches (the connection stays
-    open while it is read). Without `write`: one guarded read-only query on a locked
-    connection. With `write`: the text as given (several statements allowed; the last one's
-    result)."""
+    open while it is read; nothing is counted or held whole first). Without `write`: one
+    guarded read-only query on a locked connection with a memory limit (`memory`, see
+    memory_limit). With `write`: the text as given (several statements allowed; the last
+    one's result). The query (and the reading of its result) is stopped after `timeout`
+    seconds."""
     if write:
         con = connect(path, create=False)
     else:
         check_query(text)
-        con = open_guarded(path)
+        con = open_guarded(path, memory=memory)
+    deadline = _Deadline(con, timeout)
     try:
         try:
             relation = con.sql(text)
@@ -61,9 +123,20 @@ def query_stream(path: str | Path, text: str, *,
                 yield pa.RecordBatchReader.from_batches(done.schema, done.to_batches())
             else:
                 yield relation.to_arrow_reader()
-        except duckdb.Error as exc:
+        except (duckdb.Error, pa.ArrowException) as exc:
+            if isinstance(exc, OSError) and not deadline.expired:
+                raise                   # writing the output failed: failures.describe names it
+            if deadline.expired:
+                raise deadline.error() from None
+            if isinstance(exc, duckdb.OutOfMemoryException):
+                raise IrwError(f"query needs more memory than its limit "
+                               f"({memory_limit(memory)}; --memory-limit): "
+                               f"{_explain(exc)}") from None
+            if isinstance(exc, duckdb.InterruptException):
+                raise
             raise IrwError(f"query failed: {_explain(exc)}") from None
     finally:
+        deadline.cancel()
         con.close()
 
 
@@ -95,9 +168,10 @@ def _cell(value, width: int) -> str:
 
 
 def table_text(table: pa.Table, *, max_rows: int = 40, max_width: int = 40,
-               total_rows: int | None = None) -> str:
+               total_rows: int | None = None, complete: bool = True) -> str:
     """An aligned text table: numbers right-aligned, long cells and extra rows truncated.
-    `total_rows`: the size of the whole result when `table` holds only its first rows."""
+    `total_rows`: the size of the whole result when `table` holds only its first rows;
+    `complete=False`: the result was read only as far as needed, so its size is not known."""
     names = table.column_names
     shown = table.slice(0, max_rows).to_pylist()
     numeric = [pa.types.is_integer(f.type) or pa.types.is_floating(f.type)
@@ -110,10 +184,13 @@ def table_text(table: pa.Table, *, max_rows: int = 40, max_width: int = 40,
                          for v, w, num in zip(values, widths, numeric)).rstrip()
     out = [line([n[:max_width] for n in names]), "  ".join("-" * w for w in widths)]
     out += [line(r) for r in cells]
-    total = table.num_rows if total_rows is None else total_rows
-    more = total - len(shown)
-    summary = f"({total} row{'s' if total != 1 else ''}"
-    summary += f", {more} not shown; use --format csv or --max-rows)" if more > 0 else ")"
+    if not complete:
+        summary = f"(first {len(shown)} rows; more not counted: use --format csv or --max-rows)"
+    else:
+        total = table.num_rows if total_rows is None else total_rows
+        more = total - len(shown)
+        summary = f"({total} row{'s' if total != 1 else ''}"
+        summary += f", {more} not shown; use --format csv or --max-rows)" if more > 0 else ")"
     out.append(summary)
     return "\n".join(out) + "\n"
 
@@ -132,6 +209,8 @@ def write_result(result: pa.Table | pa.RecordBatchReader, fmt: str, *,
         raise IrwError(f"unknown format {fmt!r}; use one of {', '.join(OUTPUT_FORMATS)}")
     if fmt == "parquet" and out is None:
         raise IrwError("--format parquet needs --out FILE")
+    if out is not None:
+        _check_out(Path(out))
     reader = (pa.RecordBatchReader.from_batches(result.schema, result.to_batches())
               if isinstance(result, pa.Table) else result)
     if fmt == "parquet":
@@ -150,15 +229,25 @@ def write_result(result: pa.Table | pa.RecordBatchReader, fmt: str, *,
             _write_json(reader, target)
 
 
+def _check_out(out: Path) -> None:
+    """Refuse an --out that cannot be written before the query runs."""
+    if out.is_dir():
+        raise IrwError(f"--out {out} is a folder; give a file name")
+    if not out.parent.is_dir():
+        raise IrwError(f"--out {out}: no folder {out.parent}")
+
+
 def _write_table(reader: pa.RecordBatchReader, target, max_rows: int) -> None:
-    head, kept, total = [], 0, 0
+    """The first `max_rows` rows as a table; the rest of the result is not read (a query of
+    10^12 rows prints at once): the summary says that more rows exist, not how many."""
+    head, kept = [], 0
     for batch in reader:
-        total += batch.num_rows
-        if kept < max_rows:
-            head.append(batch.slice(0, max_rows - kept))
-            kept += head[-1].num_rows
+        head.append(batch.slice(0, max_rows + 1 - kept))
+        kept += head[-1].num_rows
+        if kept > max_rows:
+            break
     table = pa.Table.from_batches(head, schema=reader.schema)
-    target.write(table_text(table, max_rows=max_rows, total_rows=total))
+    target.write(table_text(table, max_rows=max_rows, complete=kept <= max_rows))
 
 
 def _write_csv(reader: pa.RecordBatchReader, target) -> None:

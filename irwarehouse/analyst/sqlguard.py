@@ -3,12 +3,19 @@
 Two independent parsers look at the text, and both must agree that it is harmless:
 
 1. sqlglot (dialect duckdb): exactly one statement whose root is a query (SELECT, WITH, VALUES,
-   set operations, DESCRIBE, SHOW, SUMMARIZE); no DDL/DML/COPY/ATTACH/... node anywhere in the
-   tree; no file, network or code-executing function (`read_csv`, `glob`, `query`, ...); no table
-   reference that is a file path or URL (DuckDB's replacement scans read `FROM 'x.csv'`).
+   set operations, DESCRIBE, SHOW, SUMMARIZE, PIVOT, UNPIVOT); no DDL/DML/COPY/ATTACH/... node
+   anywhere in the tree; no file, network or code-executing function (`read_csv`, `glob`,
+   `query`, ...); no table reference that looks like a file path or URL (DuckDB's replacement
+   scans read `FROM 'x.csv'`, also with a suffix: `'x.csv?x'`, `'x.parquet#y'`).
 2. DuckDB's own parser (`extract_statements`, `json_serialize_sql`): exactly one statement of
    type SELECT, and the same function and table checks on its parse tree, so a text that sqlglot
-   reads differently from DuckDB (comments, dialect corners) cannot slip through.
+   reads differently from DuckDB (comments, dialect corners) cannot slip through. A PIVOT whose
+   columns come from the data is DuckDB's one multi-statement query (it makes the list of
+   columns first): its tree is checked with a placeholder column list (sqlglot writes it).
+
+`EXPLAIN [ANALYZE] query` is checked as the query it explains (DuckDB's tokenizer finds where
+that query starts, and DuckDB's parser must read the whole text as one EXPLAIN). A text nested
+too deeply for either parser is refused, never a crash.
 
 The caller adds a third wall: a read-only connection with `enable_external_access = false`
 and a locked configuration (see `query.open_guarded`).
@@ -44,15 +51,20 @@ DENIED_SUFFIXES = ("_scan", "_attach", "_query", "_execute")
 # Merge, Copy, Attach, Detach, Install, Pragma, Set, Command (CALL, EXPORT, ...), Use,
 # Transaction, Alter, TruncateTable, ...) is refused.
 _QUERY_ROOTS = ("Select", "Union", "Intersect", "Except", "Values", "Describe", "Show",
-                "Summarize", "Subquery")
+                "Summarize", "Subquery", "Pivot")
 # Nodes that must not appear anywhere inside a query (e.g. a data-modifying CTE).
 _WRITE_NODES = ("Create", "Drop", "Insert", "Update", "Delete", "Merge", "Copy", "Attach",
                 "Detach", "Install", "Pragma", "Set", "Command", "Use", "Transaction", "Commit",
                 "Rollback", "Alter", "TruncateTable", "LoadData", "Export", "Import")
 
-_URL = re.compile(r"^[a-z][a-z0-9+.-]*://", re.IGNORECASE)
+_URL = re.compile(r"^[a-z][a-z0-9+.-]*:", re.IGNORECASE)
+# A file extension anywhere, followed by anything or nothing: DuckDB's readers take
+# `x.csv?x`, `x.csv.gz`, `x.parquet#frag` as files.
 _FILE_EXT = re.compile(r"\.(csv|tsv|txt|json|jsonl|ndjson|parquet|arrow|feather|ipc|db|duckdb|"
-                       r"sqlite|xlsx|gz|zst|bz2|xz|avro|orc)$", re.IGNORECASE)
+                       r"sqlite|sqlite3|xlsx|xls|gz|zst|bz2|xz|avro|orc|wal|lance|delta|"
+                       r"iceberg)(?![a-z0-9_])", re.IGNORECASE)
+# Characters no warehouse relation has but paths, globs and URLs do.
+_PATH_CHARS = set("/\\~?*[]{}:#%")
 
 
 def function_denied(name: str) -> bool:
@@ -62,18 +74,47 @@ def function_denied(name: str) -> bool:
 
 
 def looks_like_file(text: str) -> bool:
-    """A table name or argument that names a file or URL rather than a warehouse relation."""
-    return bool(_URL.match(text) or "/" in text or "\\" in text or text.startswith("~")
-                or _FILE_EXT.search(text))
+    """A table name or argument that names a file, glob or URL rather than a warehouse
+    relation: a URL scheme, a path, glob or query character, or a file extension with any
+    suffix. (Warehouse relations are plain identifiers, so refusing more is harmless.)"""
+    return bool(_URL.match(text) or _PATH_CHARS & set(text) or _FILE_EXT.search(text))
 
 
 def check_query(text: str) -> None:
-    """Raise QueryRefused unless `text` is exactly one read-only query."""
+    """Raise QueryRefused unless `text` is exactly one read-only query (or the EXPLAIN of
+    one)."""
     if not text or not text.strip():
         raise QueryRefused("empty query")
-    _check_with_duckdb_statements(text)
-    _check_with_sqlglot(text)
-    _check_with_duckdb_tree(text)
+    try:
+        explained = _explained(text)
+        if explained is not None:
+            _check_with_duckdb_statements(text, kind="EXPLAIN")
+            check_query(explained)
+            return
+        pivot = _check_with_duckdb_statements(text)
+        _check_with_sqlglot(text)
+        _check_with_duckdb_tree(_with_pivot_columns(text) if pivot else text)
+    except RecursionError:
+        raise QueryRefused("refused: the query is nested too deeply to be checked") from None
+
+
+def _explained(text: str) -> str | None:
+    """The query of `EXPLAIN [ANALYZE|ANALYSE] [(FORMAT name)] query`, found with DuckDB's
+    own tokenizer (comments skipped); None when `text` is not an EXPLAIN."""
+    import duckdb
+    try:
+        tokens = [pos for pos, kind in duckdb.tokenize(text) if "comment" not in str(kind)]
+    except duckdb.Error:
+        return None
+    words = [re.match(r"\w+|\S", text[pos:]).group(0).upper() for pos in tokens]
+    if not words or words[0] != "EXPLAIN":
+        return None
+    k = 1
+    if k < len(words) and words[k] in ("ANALYZE", "ANALYSE"):
+        k += 1
+    if words[k:k + 2] == ["(", "FORMAT"] and k + 3 < len(words) and words[k + 3] == ")":
+        k += 4
+    return text[tokens[k]:] if k < len(tokens) else ""
 
 
 def _first_keyword(text: str) -> str:
@@ -92,21 +133,27 @@ def _refuse(what: str) -> None:
 
 
 # -- sqlglot ---------------------------------------------------------------------------------
-def _check_with_sqlglot(text: str) -> None:
+def _parse(text: str) -> list:
+    """sqlglot's statements of `text` (its "falling back to Command" notice is ours to give)."""
     import sqlglot
+    logger = logging.getLogger("sqlglot")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        return [s for s in sqlglot.parse(text, read="duckdb") if s is not None]
+    finally:
+        logger.setLevel(level)
+
+
+def _check_with_sqlglot(text: str) -> None:
     from sqlglot import exp
     from sqlglot.errors import SqlglotError
 
-    logger = logging.getLogger("sqlglot")
-    level = logger.level
-    logger.setLevel(logging.ERROR)          # its "falling back to Command" notice is ours to give
     try:
-        statements = [s for s in sqlglot.parse(text, read="duckdb") if s is not None]
+        statements = _parse(text)
     except SqlglotError as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise QueryRefused(f"refused: cannot parse the query ({first})") from None
-    finally:
-        logger.setLevel(level)
     if len(statements) != 1:
         _refuse(f"{len(statements)} statements (only one query at a time)")
     root = statements[0]
@@ -142,7 +189,9 @@ def _sqlglot_function_names(node) -> Iterator[str]:
 
 
 # -- DuckDB's own parser -----------------------------------------------------------------------
-def _check_with_duckdb_statements(text: str) -> None:
+def _check_with_duckdb_statements(text: str, kind: str = "SELECT") -> bool:
+    """DuckDB reads `text` as one statement of `kind`; returns whether it is DuckDB's
+    multi-statement form of a PIVOT (checked further by the other two checks)."""
     import duckdb
 
     con = duckdb.connect(":memory:")
@@ -155,8 +204,46 @@ def _check_with_duckdb_statements(text: str) -> None:
         con.close()
     if len(statements) != 1:
         _refuse(f"{len(statements)} statements (only one query at a time)")
-    if str(statements[0].type).rsplit(".", 1)[-1] != "SELECT":
+    found = str(statements[0].type).rsplit(".", 1)[-1]
+    if kind == "SELECT" and found == "MULTI" and _has_dynamic_pivot(text):
+        return True
+    if found != kind:
         _refuse(f"{_first_keyword(text)} is not a read-only query")
+    return False
+
+
+def _dynamic_pivots(root):
+    """The PIVOT nodes of a sqlglot tree whose columns come from the data (an ON column
+    without IN list)."""
+    from sqlglot import exp
+    for node in root.find_all(exp.Pivot):
+        if not node.args.get("unpivot") and any(not isinstance(e, exp.In)
+                                                 for e in node.expressions):
+            yield node
+
+
+def _has_dynamic_pivot(text: str) -> bool:
+    from sqlglot.errors import SqlglotError
+    try:
+        roots = _parse(text)
+    except SqlglotError:
+        return False
+    return len(roots) == 1 and any(True for _ in _dynamic_pivots(roots[0]))
+
+
+def _with_pivot_columns(text: str) -> str:
+    """`text` with a placeholder IN list on every dynamic PIVOT column: the one-statement
+    SELECT DuckDB can show as a tree (the tree's functions and tables are the same)."""
+    from sqlglot import exp
+    (root,) = _parse(text)
+    for pivot in list(_dynamic_pivots(root)):
+        pivot.set("expressions", [e if isinstance(e, exp.In) else
+                                  exp.In(this=e, expressions=[exp.Literal.string("irw")])
+                                  for e in pivot.expressions])
+    rewritten = root.sql(dialect="duckdb")
+    if _check_with_duckdb_statements(rewritten):
+        _refuse("PIVOT that DuckDB does not read as one query")
+    return rewritten
 
 
 def _check_with_duckdb_tree(text: str) -> None:

@@ -138,10 +138,14 @@ def stage_run_table(con: duckdb.DuckDBPyConnection, arrow: pa.Table, source: str
                   FROM stage_run_input)""")
     finally:
         con.unregister("stage_run_input")
+    # a key holds no control character (none can come from a run file, where tab, vertical
+    # tab and form feed separate fields and the others are refused: formats.lines)
     bad = con.execute("""
         SELECT file_order + 1, CASE
             WHEN topic IS NULL OR trim(topic) = '' THEN 'empty topic'
             WHEN doc IS NULL OR trim(doc) = '' THEN 'empty doc'
+            WHEN regexp_matches(topic || doc || coalesce(tag, ''), $controls)
+                THEN 'control character in the topic, doc or tag'
             WHEN score_value IS NULL THEN 'score ' || coalesce(CAST(score_input AS VARCHAR),
                                                                 'NULL') || ' is not a number'
             WHEN NOT isfinite(score_value) THEN 'score ' || CAST(score_value AS VARCHAR)
@@ -150,7 +154,7 @@ def stage_run_table(con: duckdb.DuckDBPyConnection, arrow: pa.Table, source: str
                                          || ' is not an integer'
             END AS problem
         FROM stage_run_checked WHERE problem IS NOT NULL
-        ORDER BY file_order LIMIT 1""").fetchall()
+        ORDER BY file_order LIMIT 1""", {"controls": r"[\x00-\x1f\x7f-\x{9f}\x{feff}]"}).fetchall()
     bad = bad[0] if bad else None
     if bad:
         raise InputError(source, None, f"row {bad[0]}: {bad[1]}")

@@ -9,13 +9,14 @@ from typing import Annotated
 import typer
 
 # the command groups register their commands, in the order `irw --help` lists them
-from . import analyst, compare, demo, eval, ingest, meta, online, texts  # noqa: F401
-from .common import DEBUG, app
+from . import analyst, check, compare, demo, eval, ingest, meta, online, texts  # noqa: F401
+from .common import DEBUG, add_wait_options, app
 
 # `irw --help` lists the commands in these groups
 PANELS = {
     "Evaluate": ("eval", "compare", "measures", "rouge", "nuggets", "interleave"),
-    "Warehouse": ("init", "demo", "ingest", "export", "sql", "schema", "report"),
+    "Warehouse": ("init", "demo", "ingest", "export", "sql", "schema", "report", "check",
+                  "compact", "rm"),
     "Meta-evaluation and online evaluation": ("meta", "online"),
 }
 _PANEL_OF = {name: panel for panel, names in PANELS.items() for name in names}
@@ -32,13 +33,36 @@ for _infos in (app.registered_commands, app.registered_groups):
         _info.rich_help_panel = _PANEL_OF[_name(_info)]
 
 
+add_wait_options(app)
+
+
 @app.callback()
 def main_options(debug: Annotated[bool, typer.Option(help="Show tracebacks.")] = False):
     DEBUG["on"] = debug
 
 
 def main() -> None:
-    app()
+    """The `irw` command. A wrong command line is one line too (exit code 2), naming the
+    command whose --help explains it, rather than typer's framed usage panel."""
+    import sys
+
+    from typer.exceptions import TyperException
+
+    from ..failures import clean
+    try:
+        code = app(standalone_mode=False)
+    except TyperException as exc:
+        if not hasattr(exc, "format_message"):      # Abort: Ctrl-C at a prompt
+            typer.echo("irw: interrupted; nothing was written", err=True)
+            sys.exit(130)
+        message = clean(exc.format_message())
+        if not message.strip():                     # `irw` alone: the help is printed
+            sys.exit(getattr(exc, "exit_code", 2))
+        ctx = getattr(exc, "ctx", None)
+        where = f" (see `{ctx.command_path} --help`)" if ctx is not None else ""
+        typer.echo(f"irw: error: {message}{where}", err=True)
+        sys.exit(getattr(exc, "exit_code", 2))
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 if __name__ == "__main__":

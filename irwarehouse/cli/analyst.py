@@ -37,9 +37,17 @@ def sql_cmd(
     max_rows: Annotated[int, typer.Option(help="Rows shown by the table format.")] = 40,
     write: Annotated[bool, typer.Option("--write", help="Allow statements that change the "
                      "warehouse or read files (no guard, read-write connection).")] = False,
+    timeout: Annotated[float, typer.Option("--timeout", min=0, help="Stop the query after "
+                       "this many seconds (0: no limit).")] = 300.0,
+    memory_limit: Annotated[str | None, typer.Option("--memory-limit", help="Memory the "
+                            "query may use, e.g. 4GB, 512MiB or 25% (default: half of the "
+                            "machine's memory).")] = None,
     warehouse: WarehouseOpt = None,
 ):
-    """Run analyst SQL on the warehouse: one read-only query unless --write."""
+    """Run analyst SQL on the warehouse: one read-only query unless --write.
+
+    The result is streamed (a long result is never counted or held whole first); the query
+    stops at --timeout and at --memory-limit."""
     def body():
         from ..analyst.query import query_stream, write_result
         from ..errors import IrwError
@@ -48,7 +56,8 @@ def sql_cmd(
         text = file.read_text(encoding="utf-8") if file else query
         if text == "-":
             text = sys.stdin.read()
-        with query_stream(_warehouse_path(warehouse), text, write=write) as result:
+        with query_stream(_warehouse_path(warehouse), text, write=write, timeout=timeout,
+                          memory=memory_limit) as result:
             write_result(result, fmt.value, out=out, max_rows=max_rows)
     _guard(body)
 

@@ -69,11 +69,35 @@ def _warehouse_path(path: Path | None) -> str:
     return str(path) if path else default_path()
 
 
-def _fail(exc: Exception) -> None:
+def _fail(exc: BaseException) -> None:
+    """End the command on `exc`: one line on stderr and its exit code (failures.describe; the
+    codes are listed in docs/reliability.md), the traceback only with --debug."""
+    import os
+
+    from ..errors import IrwError
+    from ..failures import EXIT_STORAGE, describe
+    from ..store import interrupts
     if DEBUG["on"]:
         raise exc
-    typer.echo(f"irw: error: {exc}", err=True)
-    raise typer.Exit(1)
+    if isinstance(exc, BrokenPipeError):           # `irw ... | head`: the reader left, quietly
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+        raise typer.Exit(141)
+    code, message = describe(exc)
+    if code == EXIT_STORAGE and not isinstance(exc, IrwError):
+        message += f"; {interrupts.summary('the error')}"    # disk full, I/O: what was kept
+    typer.echo(f"irw: error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def _interrupted() -> None:
+    """Ctrl-C: one line saying what was kept, exit code 130."""
+    from ..failures import EXIT_INTERRUPTED
+    from ..store import interrupts
+    typer.echo(f"irw: interrupted; {interrupts.summary()}", err=True)
+    raise typer.Exit(EXIT_INTERRUPTED)
 
 
 def _progress_bar(label: str):
@@ -93,14 +117,71 @@ def _progress_bar(label: str):
 
 
 def _guard(fn):
-    """Run a command body, turning domain errors into one line and exit code 1: IrwError, and
-    the ValueError with which the statistics (irwarehouse.stats) refuse bad options (B, alpha,
-    a test the command does not run)."""
-    from ..errors import IrwError
-    try:
-        return fn()
-    except (IrwError, ValueError) as exc:
-        _fail(exc)
-    except KeyboardInterrupt:
-        typer.echo("irw: interrupted; nothing was written", err=True)
-        raise typer.Exit(130)
+    """Run a command body so that every failure is one line on stderr and a documented exit
+    code (a traceback only with --debug): the errors a user causes exit 1, the warehouse's
+    and the system's (disk full, I/O, damage, a busy file) 3, an unexpected one 4 (and asks
+    for --debug); Ctrl-C stops at once and exits 130 saying what was kept, and a command whose
+    Ctrl-C something swallowed still stops rather than reporting success."""
+    from typer.exceptions import Abort, Exit, TyperException
+
+    from ..store import interrupts
+    with interrupts.handling():
+        try:
+            result = fn()
+            interrupts.check()
+            return result
+        except (Exit, Abort, TyperException):
+            raise
+        except BaseException as exc:            # every failure ends in one line
+            if interrupts.requested() or isinstance(exc, KeyboardInterrupt) or \
+                    _is_interrupt(exc):
+                if DEBUG["on"]:
+                    raise
+                _interrupted()
+            _fail(exc)
+
+
+def _is_interrupt(exc: BaseException) -> bool:
+    """DuckDB's forms of an interrupt (its InterruptException, or the RuntimeError its client
+    raises when a signal arrives during a statement)."""
+    if isinstance(exc, RuntimeError) and str(exc) == "Query interrupted":
+        return True
+    duckdb = sys.modules.get("duckdb")
+    return duckdb is not None and isinstance(exc, duckdb.InterruptException)
+
+
+# -- --wait on every command that opens a warehouse ---------------------------------------------
+WaitOpt = Annotated[float | None, typer.Option(
+    "--wait", min=0, help="Seconds to wait for a warehouse another process holds (default 30); "
+    "the message then names that process.")]
+
+
+def add_wait_options(typer_app: typer.Typer) -> None:
+    """Give every command of `typer_app` (and its sub-apps) that takes --warehouse a --wait
+    option, which sets how long opening the warehouse waits for another process's lock
+    (store.locking). One wrapper here rather than one more parameter in thirty signatures."""
+    for info in typer_app.registered_commands:
+        info.callback = _with_wait(info.callback)
+    for group in typer_app.registered_groups:
+        add_wait_options(group.typer_instance)
+
+
+def _with_wait(callback):
+    import functools
+    import inspect
+    signature = inspect.signature(callback, eval_str=True)
+    if "warehouse" not in signature.parameters or "wait" in signature.parameters:
+        return callback
+
+    @functools.wraps(callback)
+    def with_wait(*args, wait: float | None = None, **kwargs):
+        from ..store.locking import set_default_wait
+        set_default_wait(wait)
+        return callback(*args, **kwargs)
+
+    wait = inspect.Parameter("wait", inspect.Parameter.KEYWORD_ONLY, default=None,
+                             annotation=WaitOpt)
+    with_wait.__signature__ = signature.replace(
+        parameters=[*signature.parameters.values(), wait])
+    with_wait.__annotations__ = {**callback.__annotations__, "wait": WaitOpt}
+    return with_wait

@@ -17,7 +17,7 @@ from ..errors import IrwError
 from ..texts.rouge_eval import RougeOptions
 
 SHORT = "ahHb:c:de:f:l:mMn:p:st:r:2:3:w:uUvxz:"
-LONG = ["store", "campaign=", "warehouse=", "references=", "help"]
+LONG = ["store", "campaign=", "warehouse=", "references=", "wait=", "help"]
 
 USAGE = """\
 usage: irw rouge [options] CONFIG.xml [systemID]     (a drop-in for ROUGE-1.5.5.pl)
@@ -44,6 +44,8 @@ warehouse (long options):
                 ingest CONFIG's texts into campaign C and store R, P, F per evaluation
   --campaign C --references NAME [--warehouse FILE]
                 score texts already ingested with `irw ingest texts` (no CONFIG)
+  --wait SECONDS
+                wait this long for a warehouse another process holds (default 30)
 """
 
 
@@ -93,7 +95,9 @@ def parse_options(opts: dict[str, str]) -> RougeOptions:
 
 
 def run(argv: list[str], out=None) -> int:
-    """The command; returns the exit code. Errors become one line on stderr."""
+    """The command; returns the exit code. Errors a user causes become one line on stderr
+    here; every other failure reaches the guard of `irw` (cli/common.py), which does the
+    same."""
     out = out or sys.stdout
     try:
         pairs, args = getopt.gnu_getopt(argv, SHORT, LONG)
@@ -105,6 +109,9 @@ def run(argv: list[str], out=None) -> int:
         out.write(USAGE)
         return 0
     try:
+        if "--wait" in opts:
+            from ..store.locking import set_default_wait
+            set_default_wait(_number("--wait", opts["--wait"]))
         options = parse_options(opts)
         if "--references" in opts and not args:
             from ..texts.rouge_store import rouge_from_warehouse
@@ -112,8 +119,9 @@ def run(argv: list[str], out=None) -> int:
         else:
             text = _from_config(opts, args, options)
     except IrwError as exc:
-        print(f"irw: error: {exc}", file=sys.stderr)
-        return 1
+        from ..failures import clean
+        print(f"irw: error: {clean(str(exc))}", file=sys.stderr)
+        return exc.exit_code
     out.write(text)
     return 0
 

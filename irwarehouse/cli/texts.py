@@ -17,19 +17,21 @@ TextKind = choices("TextKind", "outputs", "references", "rouge-config")
 
 def _connection(warehouse, *, create: bool = True):
     """The warehouse connection of a text command (its own macros: irwarehouse.texts.store),
-    closed when the block ends."""
-    from contextlib import closing
-
-    from ..store.connection import connect
-    return closing(connect(_warehouse_path(warehouse), create=create, macros=False))
+    closed (and checkpointed) when the block ends."""
+    from ..store.connection import opened
+    return opened(_warehouse_path(warehouse), create=create, macros=False)
 
 
 @app.command("rouge", add_help_option=False, context_settings={
     "ignore_unknown_options": True, "allow_extra_args": True})
 def rouge_cmd(ctx: typer.Context):
     """A drop-in for ROUGE-1.5.5.pl: irw rouge [ROUGE options] CONFIG.xml (-h: options)."""
-    from .rouge import run
-    raise typer.Exit(run(list(ctx.args)))
+    def body():
+        from .rouge import run
+        code = run(list(ctx.args))
+        if code:
+            raise typer.Exit(code)
+    _guard(body)
 
 @ingest_app.command("texts")
 def ingest_texts(

@@ -5,21 +5,22 @@ non-negative integers; a document listed twice is an error naming both lines."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pyarrow as pa
 
 from ..errors import InputError
+from ..failures import shown
+from .numbers import number_problem
 from .trec import field_lines
 
 UNITS = ("words", "chars")
-_INT = re.compile(r"^[0-9]+$")
 
 
 def _length(path: Path, lineno: int, text: str, what: str) -> int:
-    if not _INT.match(text):
-        raise InputError(path, lineno, f"{what} {text!r} is not a non-negative integer")
+    """A length: an integer (formats.numbers) that is not negative."""
+    if number_problem(text, what, integer=True) or int(text) < 0:
+        raise InputError(path, lineno, f"{what} {shown(text)} is not a non-negative integer")
     return int(text)
 
 
@@ -39,8 +40,8 @@ def read_doclengths(path, *, unit: str = "words") -> pa.Table:
                              f"words chars), found {len(fields)}")
         doc = fields[0]
         if doc in seen:
-            raise InputError(path, lineno, f"document {doc!r} appears twice (first at line "
-                             f"{seen[doc]})")
+            raise InputError(path, lineno, f"document {shown(doc)} appears twice (first at "
+                             f"line {seen[doc]})")
         seen[doc] = lineno
         if len(fields) == 3:
             w = _length(path, lineno, fields[1], "word count")

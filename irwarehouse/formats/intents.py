@@ -6,11 +6,12 @@ order of a topic's intents and the probability schemes given to intents without 
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError, MeasureError
+from ..failures import shown
+from .numbers import number_problem
 from .trec import field_lines
 
 TYPES = ("inf", "nav")
@@ -49,21 +50,20 @@ def read_intents(path: Path, *, normalise: bool = False) -> list[IntentRow]:
         if len(rest) == 1 and rest[0].lower() in TYPE_ALIASES:
             kind = TYPE_ALIASES[rest[0].lower()]
         else:
-            try:
-                prob = float(rest[0])
-            except ValueError:
-                raise InputError(path, lineno, f"probability {rest[0]!r} is not a number") \
-                    from None
-            if not math.isfinite(prob) or not 0.0 <= prob <= 1.0:
-                raise InputError(path, lineno, f"probability {rest[0]!r} is not in [0, 1]")
+            problem = number_problem(rest[0], "probability")
+            if problem:
+                raise InputError(path, lineno, problem)
+            prob = float(rest[0])
+            if not 0.0 <= prob <= 1.0:
+                raise InputError(path, lineno, f"probability {shown(rest[0])} is not in [0, 1]")
             if len(rest) == 2:
                 if rest[1].lower() not in TYPE_ALIASES:
-                    raise InputError(path, lineno, f"intent type {rest[1]!r} is not inf or "
-                                     "nav")
+                    raise InputError(path, lineno, f"intent type {shown(rest[1])} is not inf "
+                                     "or nav")
                 kind = TYPE_ALIASES[rest[1].lower()]
         if (topic, intent) in seen:
-            raise InputError(path, lineno, f"intent {intent!r} of topic {topic!r} appears "
-                             f"twice (first at line {seen[(topic, intent)]})")
+            raise InputError(path, lineno, f"intent {shown(intent)} of topic {shown(topic)} "
+                             f"appears twice (first at line {seen[(topic, intent)]})")
         seen[(topic, intent)] = lineno
         rows.append(IntentRow(topic, intent, prob, kind, lineno))
     if not rows:

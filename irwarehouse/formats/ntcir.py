@@ -19,18 +19,32 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ..errors import InputError
+from .lines import split_fields
+from .numbers import number_problem
+from .trec import text_lines
+
 _FACTS1 = re.compile(r"^# syslen=(-?\d+) jrel=(-?\d+) jnonrel=(-?\d+)$")
 _FACTS2 = re.compile(r"^# r1=(-?\d+) rp=(-?\d+)$")
 FACTS = ("syslen", "jrel", "jnonrel", "r1", "rp")
 
 
 def read_rel(path: str | Path) -> dict[str, int]:
-    """A per-topic `.rel` file (`doc Lx`, NTCIRsplitqrels output) -> {doc: level}."""
+    """A per-topic `.rel` file (`doc Lx`, NTCIRsplitqrels output) -> {doc: level}; read by the
+    rules of every file (formats.lines, formats.numbers)."""
     out = {}
-    for line in Path(path).read_text().splitlines():
-        if line.strip():
-            doc, label = line.split()[:2]
-            out[doc] = int(label[1:] if label[:1] == "L" else label)
+    for lineno, text in text_lines(Path(path), allow_empty=True):
+        fields = split_fields(text)
+        if not fields:
+            continue
+        if len(fields) < 2:
+            raise InputError(path, lineno, f"expected 2 fields (doc level), found {len(fields)}")
+        doc, label = fields[:2]
+        level = label[1:] if re.fullmatch("L[0-9]+", label) else label
+        problem = number_problem(level, "relevance level", integer=True, bits=32)
+        if problem:
+            raise InputError(path, lineno, problem)
+        out[doc] = int(level)
     return out
 
 
@@ -70,4 +84,10 @@ def parse_nev(path: str | Path) -> dict[str, dict[str, float | int]]:
 
 def read_res(path: str | Path) -> list[str]:
     """A per-topic `.res` file (TRECsplitruns output): one document per line, in rank order."""
-    return [line.strip() for line in Path(path).read_text().splitlines() if line.strip()]
+    docs = []
+    for lineno, text in text_lines(Path(path), allow_empty=True):
+        fields = split_fields(text)
+        if len(fields) > 1:
+            raise InputError(path, lineno, f"expected one document, found {len(fields)} fields")
+        docs += fields
+    return docs

@@ -15,14 +15,29 @@ import re
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import duckdb
 
 from ..errors import InputError
+from ..failures import shown
+from .lines import (
+    LINE_LIMIT,
+    SEPARATORS,
+    ByteScan,
+    check_path,
+    decode_line,
+    raw_lines,
+    scan_mapped,
+    split_fields,
+    tab_fields,
+)
+from .numbers import INT_PATTERN, NUM_PATTERN, number_problem
 
 # Columns of each format: name, minimum field count, whether extra trailing fields are allowed.
 # trec_eval accepts junk after the 6th field of a run line (its test file results.trunc).
 RUN_FIELDS = ("topic", "q0", "doc", "rank", "score", "tag")
+TAG_LIMIT = 200             # characters of a run tag (a run name: store.ingest.NAME_LIMIT)
 QRELS_FIELDS = ("topic", "iteration", "doc", "rel")
 NTCIR_QRELS_FIELDS = ("topic", "doc", "rel")
 
@@ -43,7 +58,17 @@ FORMATS = {
 
 
 def sha256_of(path: Path) -> str:
-    return file_facts(path)[0]
+    return file_facts(path).sha256
+
+
+class Facts(NamedTuple):
+    """What one pass over a file's bytes tells: its sha256 (None unless asked), whether its
+    lines are single-space separated (the fast path, _single_spaced) and whether it is clean:
+    no byte that formats.lines refuses (a control character, a byte-order mark after the start,
+    a lone carriage return), so that DuckDB's readers see what the line reader would accept."""
+    sha256: str | None
+    single_spaced: bool
+    clean: bool
 
 
 # A file takes the single-space fast path (DuckDB's CSV split on ' ') only when that split is the
@@ -53,7 +78,7 @@ def sha256_of(path: Path) -> str:
 # by the regex path. Searching the file for those two-byte patterns costs seconds, as spaces
 # are everywhere; these single bytes are memchr scans.)
 _NOT_SINGLE_SPACED = (b"\t", b"\x0c", b"\x0b")
-_FACTS_CACHE: dict[tuple, tuple[str | None, bool]] = {}
+_FACTS_CACHE: dict[tuple, Facts] = {}
 
 
 def _single_spaced(block: bytes) -> bool:
@@ -64,57 +89,57 @@ def _single_spaced(block: bytes) -> bool:
     return block.find(b"\r") < 0 or block.count(b"\r") == block.count(b"\r\n")
 
 
-def file_facts(path: Path, *, digest: bool = True) -> tuple[str | None, bool]:
-    """Facts of a file: its sha256 (None unless `digest`) and whether its lines are single-space
-    separated (_single_spaced). Cached by (path, size, mtime) so that staging and provenance
-    share it."""
+def file_facts(path: Path, *, digest: bool = True) -> Facts:
+    """The Facts of a file, cached by (path, size, mtime) so that staging and provenance share
+    them. A file that cannot be read (a broken gzip stream, a bad CRC) is an InputError."""
     path = Path(path)
+    try:
+        return _file_facts(path, digest)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise _unreadable(path, exc) from None
+
+
+def _file_facts(path: Path, digest: bool) -> Facts:
     st = path.stat()
     key = (str(path.resolve()), st.st_size, st.st_mtime_ns)
     cached = _FACTS_CACHE.get(key)
-    if cached and (cached[0] is not None or not digest):
+    if cached and (cached.sha256 is not None or not digest):
         return cached
     if st.st_size == 0:
-        plain = False
+        clean, plain = True, False
     else:
         with open(path, "rb") as f:
             gz = f.read(2) == b"\x1f\x8b"
-        plain = _stream_single_spaced(path) if gz else _mapped_single_spaced(path)
+        clean, plain = _stream_scan(path) if gz else _mapped_scan(path)
     h = None
     if digest:
         h = hashlib.sha256()
         with open(path, "rb") as f:
             for block in iter(lambda: f.read(1 << 24), b""):
                 h.update(block)
-    facts = (h.hexdigest() if h else None, plain)
+    facts = Facts(h.hexdigest() if h else None, plain, clean)
     _FACTS_CACHE.clear()
     _FACTS_CACHE[key] = facts
     return facts
 
 
-def _mapped_single_spaced(path: Path) -> bool:
-    """_single_spaced of an uncompressed file, mapped whole: a few memchr scans and no copies
-    (0.1 s for 430 MB). A file with carriage returns is read block by block (a mmap cannot count
-    them)."""
+def _mapped_scan(path: Path) -> tuple[bool, bool]:
+    """(clean, single_spaced) of an uncompressed file, mapped whole: a few memchr scans and no
+    copies; a file with carriage returns is read block by block (a mmap cannot count them)."""
     with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
-        if any(m.find(c) >= 0 for c in _NOT_SINGLE_SPACED):
-            return False
-        if m.find(b"\r") < 0:
-            return True
-    return _stream_single_spaced(path)
+        found = scan_mapped(m)
+    return found if found is not None else _stream_scan(path)
 
 
-def _stream_single_spaced(path: Path) -> bool:
-    """_single_spaced over the (decompressed) bytes of a file, block by block; a carriage
-    return that ends a block is checked with the next block's first byte."""
-    carry = b""
+def _stream_scan(path: Path) -> tuple[bool, bool]:
+    """(clean, single_spaced) over the (decompressed) bytes of a file, block by block. The whole
+    stream is read, so a gzip file's CRC is checked too."""
+    scan = ByteScan()
     with _open_text(path) as f:
         for block in iter(lambda: f.read(1 << 24), b""):
-            data = carry + block
-            carry = b"\r" if data.endswith(b"\r") else b""
-            if not _single_spaced(data[:-1] if carry else data):
-                return False
-    return not carry
+            scan.feed(block)
+    scan.finish()
+    return scan.clean, scan.single_spaced and scan.clean
 
 
 def _open_text(path: Path):
@@ -125,25 +150,31 @@ def _open_text(path: Path):
     return gzip.open(path, "rb") if head == b"\x1f\x8b" else open(path, "rb")
 
 
-def text_lines(path: Path):
-    """(line number, text without its line end) of every line of a small text file, gzip read;
-    a line that is not UTF-8 is an error naming it. Checks that the file is readable and not
-    empty first. The line reader of every file but runs and qrels (which have fast paths)."""
+def text_lines(path: Path, *, allow_empty: bool = False):
+    """(line number, text without its line end) of every line of a small text file, gzip read,
+    by the rules of formats.lines (UTF-8, no control character, at most LINE_LIMIT bytes, a
+    leading byte-order mark dropped): a line that breaks one is an InputError naming it.
+    Checks that the file is readable and not empty first. The line reader of every file but
+    runs and qrels (which have fast paths, and the same rules). `allow_empty`: an empty
+    file has no lines rather than being an error."""
+    path = Path(path)
+    if allow_empty and path.is_file() and path.stat().st_size == 0:
+        return
     check_readable(path)
-    with _open_text(path) as f:
-        for lineno, raw in enumerate(f, start=1):
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                raise InputError(path, lineno, "not valid UTF-8") from None
-            yield lineno, text.rstrip("\n").rstrip("\r")
+    try:
+        with _open_text(path) as f:
+            for lineno, raw in raw_lines(f):
+                yield lineno, decode_line(path, lineno, raw)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise _unreadable(path, exc) from None
 
 
 def field_lines(path: Path):
     """(line number, fields) of each line of a whitespace-separated file (intents, document
-    lengths), blank lines and `#` comments skipped."""
+    lengths, preferences), blank lines and `#` comments skipped; fields split as trec_eval
+    splits them (formats.lines.split_fields)."""
     for lineno, text in text_lines(path):
-        fields = text.split()
+        fields = split_fields(text)
         if fields and not fields[0].startswith("#"):
             yield lineno, fields
 
@@ -152,8 +183,8 @@ def tsv_lines(path: Path):
     """(line number, tab-separated fields) of each line of a file, blank lines and lines that
     start with `#` skipped (texts, nuggets)."""
     for lineno, text in text_lines(path):
-        if text.strip() and not text.startswith("#"):
-            yield lineno, text.split("\t")
+        if text.strip(SEPARATORS) and not text.startswith("#"):
+            yield lineno, tab_fields(path, lineno, text)
 
 
 def _unreadable(path: Path, exc: BaseException) -> InputError:
@@ -162,10 +193,8 @@ def _unreadable(path: Path, exc: BaseException) -> InputError:
 
 
 def check_readable(path: Path) -> None:
-    if not path.exists():
-        raise InputError(path, None, "no such file")
-    if not path.is_file():
-        raise InputError(path, None, "not a file")
+    path = Path(path)
+    check_path(path)
     try:
         with _open_text(path) as f:
             first = f.read(1)
@@ -177,17 +206,16 @@ def check_readable(path: Path) -> None:
 
 def _is_skipped(text: str) -> bool:
     """Blank lines, `#` comments and NTCIR's `<SYSDESC>...</SYSDESC>` run description line."""
-    stripped = text.strip()
+    stripped = text.strip(SEPARATORS)
     return not stripped or stripped.startswith(("#", "<SYSDESC>"))
 
 
-# What a number may look like in a run or qrels file. Both parsers (DuckDB's fast path and the
-# Python re-read that names the bad line) accept the same files: DuckDB's casts alone would round
-# '1.5' to the level 2 and read '0x10' or '1_000' as integers, and Python's float() accepts
-# 'nan', 'inf' and '1_000'. A relevance level is an integer; a score a decimal number; a rank a
-# decimal number with an integral value ('3', '3.0'), below 2^53 in magnitude.
-INT_PATTERN = r"[+-]?[0-9]+"
-NUM_PATTERN = r"[+-]?([0-9]+([.][0-9]*)?|[.][0-9]+)([eE][+-]?[0-9]+)?"
+# What a number may look like in a run or qrels file (formats.numbers: one rule for every file
+# kind). Both parsers (DuckDB's fast path and the Python re-read that names the bad line) accept
+# the same files: DuckDB's casts alone would round '1.5' to the level 2 and read '0x10' or
+# '1_000' as integers, and Python's float() accepts 'nan', 'inf' and '1_000'. A relevance level
+# is an integer; a score a decimal number; a rank a decimal number with an integral value ('3',
+# '3.0'), below 2^53 in magnitude.
 INT_BITS = {"relevance level": 32}
 RANK_LIMIT = 2 ** 53
 
@@ -215,21 +243,7 @@ def _integral(expr: str) -> str:
 
 
 def _check_number(value: str, what: str, integer: bool) -> str | None:
-    if not re.fullmatch(INT_PATTERN if integer else NUM_PATTERN, value):
-        try:
-            number = float(value)
-        except ValueError:
-            return f"{what} {value!r} is not a number"
-        if not math.isfinite(number):
-            return f"{what} {value!r} is not finite"
-        return f"{what} {value!r} is not an integer" if integer else \
-            f"{what} {value!r} is not a decimal number"
-    if not math.isfinite(float(value)):
-        return f"{what} {value!r} is not finite"
-    bits = INT_BITS.get(what, 64)
-    if integer and not -(2 ** (bits - 1)) <= int(value) < 2 ** (bits - 1):
-        return f"{what} {value!r} is out of range"
-    return None
+    return number_problem(value, what, integer=integer, bits=INT_BITS.get(what, 64))
 
 
 def _check_rank(value: str) -> str | None:
@@ -238,9 +252,9 @@ def _check_rank(value: str) -> str | None:
         return problem.replace("is not a decimal number", "is not an integer")
     number = float(value)
     if number != math.trunc(number):
-        return f"rank {value!r} is not an integer"
+        return f"rank {shown(value)} is not an integer"
     if abs(number) >= RANK_LIMIT:
-        return f"rank {value!r} is out of range"
+        return f"rank {shown(value)} is out of range"
     return None
 
 
@@ -251,52 +265,68 @@ def _line_problem(fields: list[str], fmt: FileFormat) -> str | None:
     if fmt.name == "run":
         return _check_number(fields[4], "score", False) or _check_rank(fields[3])
     level = fields[-1]
-    if fmt.name in ("ntcir_qrels", "diversity") and level[:1] == "L" and level[1:].isdigit():
-        return None
+    if fmt.name in ("ntcir_qrels", "diversity") and re.fullmatch("L[0-9]+", level):
+        return _check_number(level[1:], "relevance level", True)
     return _check_number(level, "relevance level", True)
 
 
 def locate_error(path: Path, fmt: FileFormat, *, duplicates: bool = True) -> InputError:
-    """Re-read the file in Python and return the error of the first bad line."""
-    seen: dict[tuple[str, str], int] = {}
+    """Re-read the file in Python, by the same rules as DuckDB's paths (formats.lines), and
+    return the error of the first bad line."""
+    seen: dict[tuple[str, ...], int] = {}
     key_cols = {"run": (0, 2), "qrels": (0, 2), "diversity": (0, 1, 2)}.get(fmt.name, (0, 1))
-    with _open_text(path) as f:
-        for lineno, raw in enumerate(f, start=1):
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                return InputError(path, lineno, "not valid UTF-8")
-            # DuckDB's reader ends a line at a lone carriage return too (it cannot be told
-            # not to), so such a line reaches it cut in two: refuse it by name.
-            if "\r" in text.removesuffix("\n").removesuffix("\r"):
-                return InputError(path, lineno, "carriage return inside the line "
-                                  "(lines must end with \\n or \\r\\n)")
-            if _is_skipped(text):
-                continue
-            fields = text.split()
-            problem = _line_problem(fields, fmt)
-            if problem:
-                return InputError(path, lineno, problem)
-            if duplicates:
-                key = tuple(fields[c] for c in key_cols)
-                if key in seen:
-                    return InputError(path, lineno, f"document {key[-1]!r} appears twice for topic "
-                                      f"{key[0]!r} (first at line {seen[key]})")
-                seen[key] = lineno
+    try:
+        with _open_text(path) as f:
+            for lineno, raw in raw_lines(f):
+                try:
+                    text = decode_line(path, lineno, raw)
+                except InputError as exc:
+                    return exc
+                if _is_skipped(text):
+                    continue
+                fields = split_fields(text)
+                problem = _line_problem(fields, fmt)
+                if problem:
+                    return InputError(path, lineno, problem + _separator_hint(text, problem))
+                if duplicates:
+                    key = tuple(fields[c] for c in key_cols)
+                    if key in seen:
+                        return InputError(path, lineno, f"document {shown(key[-1])} appears "
+                                          f"twice for topic {shown(key[0])} (first at line "
+                                          f"{seen[key]})")
+                    seen[key] = lineno
+    except (OSError, EOFError, zlib.error) as exc:
+        return _unreadable(path, exc)
     return InputError(path, None, "unreadable content")
+
+
+def _separator_hint(text: str, problem: str) -> str:
+    """A field count that a space other than space and tab explains."""
+    if not problem.startswith("expected"):
+        return ""
+    odd = next((ch for ch in text if ch.isspace() and ch not in SEPARATORS), None)
+    if odd is None:
+        return ""
+    import unicodedata
+    name = unicodedata.name(odd, "a space")
+    return f" (fields are separated by spaces and tabs; U+{ord(odd):04X} {name} is not)"
 
 
 def _stage_lines(con: duckdb.DuckDBPyConnection, path: Path, table: str) -> None:
     """Stage the non-blank, non-comment lines of a file as arrays of fields, in file order
     (the staging table's rowid is the position in the file)."""
+    # fields split as formats.lines says (space, tab, vertical tab, form feed); the file is
+    # clean (file_facts), so no \x01 (the delimiter that keeps a line whole) occurs in it
     con.execute(f"""
         CREATE OR REPLACE TEMP TABLE {table} AS
-        SELECT string_split_regex(trim(line), '\\s+') AS f
+        SELECT string_split_regex(trim(line, $ws), $sep) AS f
         FROM read_csv($path, columns = {{'line': 'VARCHAR'}}, delim = '\\x01', quote = '',
                       escape = '', header = false, auto_detect = false, strict_mode = false,
-                      null_padding = false, compression = 'auto')
-        WHERE trim(line) <> '' AND NOT starts_with(ltrim(line), '#')
-          AND NOT starts_with(ltrim(line), '<SYSDESC>')""", {"path": str(path)})
+                      null_padding = false, compression = 'auto',
+                      max_line_size = {LINE_LIMIT + 1})
+        WHERE trim(line, $ws) <> '' AND NOT starts_with(ltrim(line, $ws), '#')
+          AND NOT starts_with(ltrim(line, $ws), '<SYSDESC>')""",
+                {"path": str(path), "ws": SEPARATORS, "sep": f"[{SEPARATORS}]+"})
 
 
 # The run columns of the single-space fast path, as DuckDB's CSV reader splits them.
@@ -339,8 +369,8 @@ def _stage_fast(con: duckdb.DuckDBPyConnection, paths: list[str], table: str, *,
               FROM read_csv($paths, columns = {_RUN_COLUMNS}, delim = ' ', quote = '',
                             escape = '', header = false, auto_detect = false,
                             strict_mode = true, null_padding = false, all_varchar = true,
-                            compression = 'auto', filename = {'false' if single else 'true'}
-                           ) r{join})""", {"paths": paths})
+                            compression = 'auto', filename = {'false' if single else 'true'},
+                            max_line_size = {LINE_LIMIT + 1}) r{join})""", {"paths": paths})
     return con.execute(f"""
         SELECT fi, count(*), count(*) FILTER (WHERE {_BAD_FAST_ROW}),
                {'arg_max(tag, rowid)' if keep_tag else 'NULL'}
@@ -379,9 +409,12 @@ def stage_run(con: duckdb.DuckDBPyConnection, path: Path, *, keep_first: bool = 
     check_readable(path)
     fmt = FORMATS["run"]
     tag = None
+    facts = file_facts(path, digest=False)
+    if not facts.clean:             # a character or line end DuckDB would read otherwise
+        raise locate_error(path, fmt)
     try:
         stats = None
-        if file_facts(path, digest=False)[1]:
+        if facts.single_spaced:
             tag = _last_tag(path)
             try:
                 stats = _stage_fast(con, [str(path)], "stage_run", keep_tag=tag is None)
@@ -402,8 +435,8 @@ def stage_run(con: duckdb.DuckDBPyConnection, path: Path, *, keep_first: bool = 
         raise locate_error(path, fmt) from None
     except (duckdb.IOException, OSError, EOFError, zlib.error) as exc:   # a broken gzip stream
         raise _unreadable(path, exc) from None
-    if bad:
-        raise locate_error(path, fmt, duplicates=False)
+    if bad:                         # the first problem in file order, a duplicate included
+        raise locate_error(path, fmt, duplicates=not keep_first)
     if n == 0:
         raise InputError(path, None, "no run lines (empty file)")
     dup = _has_duplicate_keys(con, "stage_run", "topic, doc", hashed)
@@ -417,7 +450,20 @@ def stage_run(con: duckdb.DuckDBPyConnection, path: Path, *, keep_first: bool = 
             ORDER BY rowid""")
     if tag is None:
         tag = con.execute("SELECT tag FROM stage_run ORDER BY rowid DESC LIMIT 1").fetchone()[0]
+    if len(tag) > TAG_LIMIT:
+        raise InputError(path, _last_line_number(path), f"run tag {shown(tag)} is longer than "
+                         f"{TAG_LIMIT} characters (give the run a name with --name)")
     return tag
+
+
+def _last_line_number(path: Path) -> int | None:
+    """The number of the last run line of a file (the one whose tag names the run)."""
+    last = None
+    with _open_text(path) as f:
+        for lineno, raw in raw_lines(f):
+            if not _is_skipped(decode_line(path, lineno, raw)):
+                last = lineno
+    return last
 
 
 def _last_tag(path: Path) -> str | None:
@@ -437,8 +483,8 @@ def _last_tag(path: Path) -> str | None:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:
             return None
-        if text.strip():
-            fields = text.split()
+        if text.strip(SEPARATORS):
+            fields = split_fields(text)
             return fields[5] if len(fields) == 6 else None
     return None
 
@@ -463,7 +509,7 @@ def stage_runs_bulk(con: duckdb.DuckDBPyConnection, paths: list[Path], *, digest
         facts = [file_facts(p, digest=digest) for p in paths]
     except (InputError, OSError):
         return None
-    if not all(plain for _, plain in facts):
+    if not all(f.single_spaced and f.clean for f in facts):
         return None
     tags = [_last_tag(p) for p in paths]
     keep_tag = any(t is None for t in tags)
@@ -476,8 +522,12 @@ def stage_runs_bulk(con: duckdb.DuckDBPyConnection, paths: list[Path], *, digest
     if not clean:
         con.execute("DROP TABLE IF EXISTS stage_runs")
         return None
-    return [{"tag": tag if keep_tag else tags[fi - 1], "n": n, "sha256": facts[fi - 1][0]}
-            for fi, n, _, tag in stats]
+    found = [{"tag": tag if keep_tag else tags[fi - 1], "n": n, "sha256": facts[fi - 1].sha256}
+             for fi, n, _, tag in stats]
+    if any(len(f["tag"]) > TAG_LIMIT for f in found):
+        con.execute("DROP TABLE IF EXISTS stage_runs")
+        return None                 # stage_run names the file and line
+    return found
 
 
 def stage_qrels(con: duckdb.DuckDBPyConnection, path: Path, *, fmt_name: str = "qrels") -> int:
@@ -488,6 +538,8 @@ def stage_qrels(con: duckdb.DuckDBPyConnection, path: Path, *, fmt_name: str = "
     path = Path(path)
     check_readable(path)
     fmt = FORMATS[fmt_name]
+    if not file_facts(path, digest=False).clean:
+        raise locate_error(path, fmt)
     if fmt_name == "ntcir_qrels":
         select = """f[1] AS topic, '' AS intent, f[2] AS doc,
                     CASE WHEN regexp_full_match(f[3], 'L[0-9]+') THEN TRY_CAST(substr(f[3], 2) AS INTEGER)
@@ -512,8 +564,8 @@ def stage_qrels(con: duckdb.DuckDBPyConnection, path: Path, *, fmt_name: str = "
         raise locate_error(path, fmt) from None
     except duckdb.IOException as exc:             # a corrupt or truncated gzip stream
         raise _unreadable(path, exc) from None
-    if bad:
-        raise locate_error(path, fmt, duplicates=False)
+    if bad:                         # the first problem in file order, a duplicate included
+        raise locate_error(path, fmt)
     n = con.execute("SELECT count(*) FROM stage_qrels").fetchone()[0]
     if n == 0:
         raise InputError(path, None, "no judgments (empty file)")
@@ -530,13 +582,14 @@ def stage_qrels(con: duckdb.DuckDBPyConnection, path: Path, *, fmt_name: str = "
 def _locate_diversity_duplicate(path: Path) -> InputError:
     seen: dict[tuple[str, str, str], int] = {}
     with _open_text(path) as f:
-        for lineno, raw in enumerate(f, start=1):
-            text = raw.decode("utf-8", "replace")
+        for lineno, raw in raw_lines(f):
+            text = decode_line(path, lineno, raw)
             if _is_skipped(text):
                 continue
-            t, i, d = text.split()[:3]
+            t, i, d = split_fields(text)[:3]
             if (t, i, d) in seen:
-                return InputError(path, lineno, f"document {d!r} judged twice for topic {t!r} "
-                                  f"subtopic {i!r} (first at line {seen[(t, i, d)]})")
+                return InputError(path, lineno, f"document {shown(d)} judged twice for topic "
+                                  f"{shown(t)} subtopic {shown(i)} (first at line "
+                                  f"{seen[(t, i, d)]})")
             seen[(t, i, d)] = lineno
     return InputError(path, None, "duplicate judgments")

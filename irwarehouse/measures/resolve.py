@@ -83,12 +83,20 @@ class MeasureRequest:
         return ",".join(f"{p.name}={a}" for p, a in zip(self.mdef.params, self.args))
 
     def definition_hash(self) -> str:
-        """A hash of the SQL file that defines the measure, stored with its scores (`score`)."""
+        """A hash of the SQL that defines the measure, stored with its scores (`score`): its
+        family's file, the files of the building blocks it calls and sql/context.sql (which
+        ranks the lists and builds every relation it reads), so that equal hashes mean the same
+        definition and, values being bit-reproducible, the same bits (README, "Bit-reproducible
+        scores")."""
         import hashlib
 
-        from ..sqlfiles import sql_dir
-        text = (sql_dir() / "metrics" / f"{self.mdef.family}.sql").read_bytes()
-        return hashlib.sha256(text).hexdigest()[:16]
+        from ..sqlfiles import macro_closure, metric_files, sql_dir
+        families = {self.mdef.family} | {m.file for m in macro_closure([self.mdef.kernel])}
+        paths = [sql_dir() / "context.sql"] + [p for p in metric_files() if p.stem in families]
+        digest = hashlib.sha256()
+        for path in paths:
+            digest.update(path.read_bytes())
+        return digest.hexdigest()[:16]
 
 
 def ntcir_label(mdef: MeasureDef, args: tuple) -> str:

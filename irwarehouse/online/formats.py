@@ -10,13 +10,14 @@ doc`. The last two are whitespace-separated with an optional header line of thos
 
 from __future__ import annotations
 
-import math
-import re
 from pathlib import Path
 
 import pyarrow as pa
 
 from ..errors import InputError
+from ..failures import shown
+from ..formats.lines import SEPARATORS, tab_fields
+from ..formats.numbers import number_problem
 from ..formats.trec import field_lines, text_lines
 
 SESSION_REQUIRED = ("session", "topic", "query_no", "rank", "doc")
@@ -24,11 +25,10 @@ SESSION_OPTIONAL = ("clicked", "click_time", "dwell")
 PREFERENCE_COLUMNS = ("topic", "left_run", "right_run", "preference", "assessor")
 PREFERENCES = ("left", "right", "tie")
 KNOWN_COLUMNS = ("user", "topic", "doc")
-_POSITIVE_INT = re.compile(r"^[0-9]+$")
 
 
 def _header(path: Path, lineno: int, text: str) -> list[str]:
-    names = [n.strip() for n in text.split("\t")]
+    names = [n.strip(SEPARATORS) for n in text.split("\t")]
     missing = [c for c in SESSION_REQUIRED if c not in names]
     if missing:
         raise InputError(path, lineno, "the header line must name the tab-separated columns "
@@ -45,20 +45,21 @@ def _header(path: Path, lineno: int, text: str) -> list[str]:
 
 
 def _positive(path, lineno, text: str, what: str) -> int:
-    if not _POSITIVE_INT.match(text) or int(text) < 1:
-        raise InputError(path, lineno, f"{what} {text!r} is not a positive integer")
+    """A positive integer (the number rule of formats.numbers)."""
+    if number_problem(text, what, integer=True) or int(text) < 1:
+        raise InputError(path, lineno, f"{what} {shown(text)} is not a positive integer")
     return int(text)
 
 
 def _seconds(path, lineno, text: str, what: str) -> float | None:
+    """Seconds: empty (not given) or a decimal number (formats.numbers) that is not negative."""
     if text == "":
         return None
-    try:
-        value = float(text)
-    except ValueError:
-        raise InputError(path, lineno, f"{what} {text!r} is not a number of seconds") from None
-    if not math.isfinite(value) or value < 0:
-        raise InputError(path, lineno, f"{what} {text!r} is not a non-negative number")
+    if number_problem(text, what):
+        raise InputError(path, lineno, f"{what} {shown(text)} is not a number of seconds")
+    value = float(text)
+    if value < 0:
+        raise InputError(path, lineno, f"{what} {shown(text)} is not a non-negative number")
     return value
 
 
@@ -105,16 +106,16 @@ def read_sessions(path) -> tuple[pa.Table, dict[str, bool]]:
     lines: list[int] = []
     checks = _SessionChecks(path)
     for lineno, text in text_lines(path):
-        if not text.strip():
+        if not text.strip(SEPARATORS):
             continue
         if names is None:
             names = _header(path, lineno, text)
             continue
-        fields = text.split("\t")
+        fields = tab_fields(path, lineno, text)
         if len(fields) != len(names):
             raise InputError(path, lineno, f"expected {len(names)} tab-separated fields (as the "
                              f"header), found {len(fields)}")
-        row = dict(zip(names, (f.strip() for f in fields)))
+        row = dict(zip(names, (f.strip(SEPARATORS) for f in fields)))
         for c in ("session", "topic", "doc"):
             if not row[c]:
                 raise InputError(path, lineno, f"empty {c}")

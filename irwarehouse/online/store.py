@@ -39,7 +39,7 @@ def ingest_sessions(con, path, campaign: str, *, run: str | None = None,
     digest = sha256_of(path)
     con.register("stage_session", table)
     try:
-        with transaction(con):
+        with transaction(con, f"session log {name} of campaign {campaign}"):
             cid = campaign_id(con, campaign, create=True)
             rid = _session_run(con, cid, campaign, name, team, path, digest, table.num_rows,
                                replace)
@@ -115,7 +115,7 @@ def ingest_preferences(con, path, campaign: str | None = None, *,
         for name in (left, right):
             if name not in runs:
                 raise InputError(path, lineno, f"no run {name!r} in the campaign")
-    with transaction(con):
+    with transaction(con, f"the preferences of {path.name}"):
         if replace:
             con.execute("DELETE FROM preference WHERE campaign_id = ?", [cid])
         con.executemany("""
@@ -141,7 +141,7 @@ def ingest_known(con, path, campaign: str | None = None, *, replace: bool = Fals
                              + ("no campaign" if not names else "several campaigns")
                              + "; give --campaign")
         campaign = names[0][0]
-    with transaction(con):
+    with transaction(con, f"the known documents of {path.name} in campaign {campaign}"):
         cid = campaign_id(con, campaign, create=True)
         if replace:
             con.execute("DELETE FROM known_doc WHERE campaign_id = ?", [cid])

@@ -2,7 +2,9 @@
 
 p-values equal scipy.stats' (tests/stats/test_classical.py checks 1e-12) but are computed
 with numpy and the tails in ``special`` only. Degenerate inputs are handled explicitly
-(0/0 := 0, giving p = 1; c/0 := inf, giving p = 0) instead of through numpy warnings.
+(0/0 := 0, giving p = 1; c/0 := inf, giving p = 0) instead of through numpy warnings; two
+identical runs (every difference 0) get statistic 0 and p = 1 with a note (``ties``), where
+scipy returns NaN or raises.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from . import special
+from . import special, ties
 from . import validation as v
 from .resampling import at_least_as_extreme, studentise
 from .results import AnovaResult, AnovaRow, ConfidenceInterval, TestResult
@@ -38,7 +40,8 @@ def paired_t(x, y, *, confidence_level: float = 0.95) -> TestResult:
     level = v.check_probability(confidence_level, "confidence_level")
     differences = x - y
     n = differences.size
-    mean, variance = float(differences.mean()), float(differences.var(ddof=1))
+    means, variances = ties.exact_mean_and_variance(differences[:, None])
+    mean, variance = float(means[0]), float(variances[0])
     t = float(studentise(mean, variance, n))
     df = n - 1
     half_width = special.t_critical(1 - level, df) * math.sqrt(variance / n)
@@ -52,6 +55,7 @@ def paired_t(x, y, *, confidence_level: float = 0.95) -> TestResult:
         confidence_interval=ConfidenceInterval(mean - half_width, mean + half_width, level),
         df=df,
         method="paired t",
+        note=ties.IDENTICAL_NOTE if mean == 0 and variance == 0 else None,
     )
 
 
@@ -122,7 +126,8 @@ def wilcoxon_signed_rank(x, y) -> TestResult:
     count = nonzero.size
     if count == 0:
         return TestResult(
-            test="wilcoxon", statistic=0.0, pvalue=1.0, method="no non-zero differences"
+            test="wilcoxon", statistic=0.0, pvalue=1.0, method="no non-zero differences",
+            mean_difference=0.0, note=ties.IDENTICAL_NOTE,
         )
     ranks, tie_sizes = average_ranks(np.abs(nonzero))
     positive = nonzero > 0
@@ -179,6 +184,7 @@ def sign_test(x, y) -> TestResult:
         effect_size_name="(wins - losses) / (wins + losses)",
         mean_difference=float(differences.mean()),
         method="exact binomial, p = 1/2",
+        note=None if played else ties.IDENTICAL_NOTE,
     )
 
 

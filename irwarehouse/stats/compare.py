@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from . import special
+from . import special, ties
 from . import validation as v
 from .classical import sign_test, wilcoxon_signed_rank
 from .correction import adjust, familywise_error
@@ -33,6 +33,7 @@ class PairResult:
     p: float
     p_adjusted: float
     significant: bool  # p_adjusted < alpha
+    note: str | None = None  # set when p is 1 by definition (identical runs; stats.ties)
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,11 @@ class Comparison:
     @property
     def n_significant(self) -> int:
         return sum(pair.significant for pair in self.pairs)
+
+    @property
+    def identical_pairs(self) -> list[tuple[str, str]]:
+        """The pairs of runs equal on every topic (p = 1 by definition)."""
+        return [(pair.run_a, pair.run_b) for pair in self.pairs if pair.note]
 
     def records(self) -> list[dict]:
         """One plain dict per pair (plus test, correction, B, seed) for Arrow/DuckDB loading."""
@@ -109,6 +115,9 @@ def compare_all(
     run_a, run_b, statistic, pvalue, used_B, seed, method = _run_test(
         matrix, test, B=B, rng=rng, plus_one=plus_one, tie_rule=tie_rule, progress=progress
     )
+    # identical runs: p = 1 under every test (the engines give it; this states the rule once)
+    identical = ties.identical(matrix[:, run_a] - matrix[:, run_b])
+    pvalue = np.where(identical, 1.0, pvalue)
     adjusted = adjust(pvalue, correction)
     means = matrix.mean(axis=0)
     pairs = [
@@ -122,8 +131,9 @@ def compare_all(
             p=float(p),
             p_adjusted=float(q),
             significant=bool(q < alpha),
+            note=ties.IDENTICAL_NOTE if same else None,
         )
-        for a, b, s, p, q in zip(run_a, run_b, statistic, pvalue, adjusted)
+        for a, b, s, p, q, same in zip(run_a, run_b, statistic, pvalue, adjusted, identical)
     ]
     return Comparison(
         test=test,

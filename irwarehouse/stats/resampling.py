@@ -10,6 +10,8 @@ Conventions (see docs/stats.md):
   to every run pair, the practice of discriminative-power studies (Sakai, IPSJ TOD 2007, Fig 5 samples topic
   sets Q*b once); p-values of different pairs are therefore correlated, each is still exact in
   distribution.
+* Identical runs (every per-topic difference 0) get p = 1 from every test, and a constant
+  difference has variance exactly 0 (``ties``): no statistic divides by rounding noise.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import ties
 from . import validation as v
 from .results import ConfidenceInterval, TestResult, TukeyHSDResult
 
@@ -83,9 +86,11 @@ def studentise(mean, variance, n: int):
 
 
 def observed_t(differences: np.ndarray):
-    """t(z) of each column of an (n, pairs) difference array, two-pass variance."""
+    """t(z) of each column of an (n, pairs) difference array, two-pass variance; a constant
+    column has variance 0 and its value as mean (t = 0 or +-inf, never a ratio of noise)."""
     n = differences.shape[0]
-    return studentise(differences.mean(axis=0), differences.var(axis=0, ddof=1), n)
+    mean, variance = ties.exact_mean_and_variance(differences)
+    return studentise(mean, variance, n)
 
 
 def resample_counts(indices: np.ndarray, n: int) -> np.ndarray:
@@ -179,8 +184,9 @@ def paired_bootstrap_all_pairs(
     for batch in _pair_batches(n_pairs, B):
         differences = matrix[:, run_a[batch]] - matrix[:, run_b[batch]]
         t_observed[batch] = observed_t(differences)
-        means, t_null = bootstrap_t_null(differences - differences.mean(axis=0), counts)
+        means, t_null = bootstrap_t_null(ties.centred(differences), counts)
         exceed[batch] = at_least_as_extreme(np.abs(t_null), np.abs(t_observed[batch])).sum(axis=0)
+        exceed[batch] = np.where(ties.identical(differences), B, exceed[batch])
         if rank is not None:
             borderline[batch] = _borderline_mean(means, t_null, rank)
         _report(progress, batch.stop, n_pairs)
@@ -238,9 +244,12 @@ def paired_bootstrap(
     generator, seed = v.make_rng(rng)
     differences = (x - y)[:, None]
     counts = resample_counts(_draw_indices(sampler, x.size, B, generator), x.size)
-    means, t_null = bootstrap_t_null(differences - differences.mean(), counts)
+    means, t_null = bootstrap_t_null(ties.centred(differences), counts)
     t_obs = float(observed_t(differences)[0])
     exceed = at_least_as_extreme(np.abs(t_null[:, 0]), abs(t_obs)).sum()
+    identical = bool(ties.identical(differences)[0])
+    if identical:
+        exceed = B
     mean_difference = float(differences.mean())
     tails = np.quantile(mean_difference + means[:, 0], [(1 - level) / 2, (1 + level) / 2])
     return TestResult(
@@ -255,13 +264,15 @@ def paired_bootstrap(
         B=B,
         seed=seed,
         null_distribution=t_null[:, 0].copy() if return_null else None,
+        note=ties.IDENTICAL_NOTE if identical else None,
     )
 
 
 def _standardised_mean_difference(differences: np.ndarray) -> float:
     """Cohen's d_z = mean(z) / sd(z); NaN (not a warning) when sd(z) = 0."""
-    sd = float(differences.std(ddof=1))
-    return float(differences.mean()) / sd if sd > 0 else float("nan")
+    mean, variance = ties.exact_mean_and_variance(differences[:, None])
+    sd = float(np.sqrt(variance[0]))
+    return float(mean[0]) / sd if sd > 0 else float("nan")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -402,6 +413,9 @@ def randomisation_test(
         signs = _draw_signs(sampler, n, used_B, generator)
         exceed, _, null_sums = _sign_flip_exceedances(differences, [signs])
         pvalue = float(achieved_significance(exceed[0], used_B, plus_one=plus_one))
+    identical = bool(ties.identical(differences)[0])
+    if identical:
+        pvalue = 1.0
     null = None
     if return_null:
         half = np.concatenate(null_sums)[:, 0] / n
@@ -417,6 +431,7 @@ def randomisation_test(
         B=used_B,
         seed=seed,
         null_distribution=null,
+        note=ties.IDENTICAL_NOTE if identical else None,
     )
 
 
@@ -457,6 +472,7 @@ def randomisation_all_pairs(
         pvalue[batch] = (
             exceed / seen if exact else achieved_significance(exceed, B, plus_one=plus_one)
         )
+        pvalue[batch] = np.where(ties.identical(differences), 1.0, pvalue[batch])
         _report(progress, batch.stop, n_pairs)
     statistic = matrix[:, run_a].mean(axis=0) - matrix[:, run_b].mean(axis=0)
     return PairwiseResampling(
@@ -520,7 +536,8 @@ def tukey_hsd(
     multiples of 0.001 over 100 topics; docs/stats.md). '>=' counts the observed arrangement
     (the identity permutation) among those at least as extreme, as a permutation p-value does,
     and keeps the ASL of identical runs at 1; under '>' the pair with the largest difference is
-    never matched by the identity permutation. The diagonal is 1 under both rules.
+    never matched by the identity permutation. The diagonal, and every pair of identical runs
+    (equal on every topic), is 1 under both rules: no difference is no evidence of one.
     ``permuter(batch, n, m, rng)`` returns (batch, n, m) row permutations (inject recorded ones).
     """
     matrix = v.as_matrix(matrix)
@@ -532,7 +549,8 @@ def tukey_hsd(
     ranges = tukey_null_ranges(matrix, B, generator, permuter, progress)
     count = _count_exceeding(ranges, np.abs(differences), tie_rule)
     pvalues = achieved_significance(count, B, plus_one=plus_one)
-    np.fill_diagonal(pvalues, 1.0)         # a run against itself is no pair
+    # a run against itself is no pair; identical runs get 1 under both rules (ties)
+    pvalues[ties.identical_columns(matrix)] = 1.0
     return TukeyHSDResult(
         test="tukey",
         run_means=run_means,

@@ -21,7 +21,8 @@ class TestResult:
     ``pvalue`` is the Achieved Significance Level (ASL) for the resampling tests. ``B`` and
     ``seed`` record how a resampling result can be replayed (``seed`` is None when a Generator
     was passed in); both are None for the classical tests. ``null_distribution`` is filled only
-    when the call asked ``return_null=True``.
+    when the call asked ``return_null=True``. ``note`` says when a value is set by definition
+    rather than computed (identical runs: p = 1; docs/stats.md).
     """
 
     test: str
@@ -36,6 +37,7 @@ class TestResult:
     B: int | None = None
     seed: int | None = None
     null_distribution: np.ndarray | None = field(default=None, repr=False, compare=False)
+    note: str | None = None
 
 
 @dataclass(frozen=True)

@@ -7,11 +7,13 @@ from __future__ import annotations
 import os
 import re
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
 
-from ..errors import IrwError, WarehouseError
+from ..errors import IrwError, StorageError, WarehouseError
+from ..failures import COMPACT_HINT
 from ..sqlfiles import (
     context_section,
     domain_files,
@@ -23,6 +25,8 @@ from ..sqlfiles import (
     sql_digest,
     statements,
 )
+from . import interrupts
+from .locking import open_waiting
 
 DEFAULT_PATH = "irw.duckdb"
 ENV_VAR = "IRW_WAREHOUSE"
@@ -114,6 +118,7 @@ def _backfill(con: duckdb.DuckDBPyConnection) -> None:
     their list lengths (run_list) and judged rows (judged_row), and the catalog measure of
     stored scores (score.family)."""
     from .ingest import store_judged_rows
+    from .integrity import backfill_digests
     con.execute("""
         UPDATE run_row SET score_rank = ranked.r
         FROM (SELECT rowid AS rid,
@@ -140,6 +145,7 @@ def _backfill(con: duckdb.DuckDBPyConnection) -> None:
                                           [cid]).fetchall()]
         store_judged_rows(con, qrels, runs)
     _backfill_score_family(con)
+    backfill_digests(con)
 
 
 def _backfill_score_family(con: duckdb.DuckDBPyConnection) -> None:
@@ -196,15 +202,18 @@ def recorded_digest(con: duckdb.DuckDBPyConnection) -> str | None:
 
 
 def connect(path: str | os.PathLike | None = None, *, read_only: bool = False,
-            create: bool = True, macros: bool = True) -> duckdb.DuckDBPyConnection:
+            create: bool = True, macros: bool = True,
+            wait: float | None = None) -> duckdb.DuckDBPyConnection:
     """Connect to a warehouse file (None = a private in-memory warehouse). A file is brought up
     to date (upgrade) on a read-write open when its SQL is older than this version's; a
     read-only open of an up-to-date file writes nothing, and one of an older file evaluates
     with TEMP copies of the macros (and warns that the file's own are out of date). In memory,
     everything is created as in a file, or with `macros=False` the schema only, evaluate()
-    creating the macros it needs (files evaluated without a warehouse)."""
+    creating the macros it needs (files evaluated without a warehouse). A file another process
+    holds is waited for up to `wait` seconds (None: store.locking's default, 30 s)."""
     if path is None or str(path) == ":memory:":
         con = duckdb.connect(":memory:")
+        interrupts.track(con)
         if macros:              # everything a file has, the analysts' macros and catalog too
             upgrade(con)
             _mark_installed(con, ["context", *(path.stem for path in metric_files())])
@@ -215,10 +224,22 @@ def connect(path: str | os.PathLike | None = None, *, read_only: bool = False,
     p = Path(path)
     if not create and not p.exists():
         raise WarehouseError(f"no warehouse at {p} (create one with `irw init`)")
+    if p.is_dir():
+        raise WarehouseError(f"{p} is a folder, not a warehouse file")
+    con = open_waiting(p, read_only=read_only, wait=wait)
+    interrupts.track(con)
     try:
-        con = duckdb.connect(str(p), read_only=read_only)
-    except duckdb.Error as exc:
-        raise WarehouseError(f"cannot open warehouse {p}: {exc}") from exc
+        _prepare(con, p, read_only=read_only, macros=macros)
+    except BaseException:
+        con.close()                 # a failed open holds no lock on the file
+        raise
+    return con
+
+
+def _prepare(con: duckdb.DuckDBPyConnection, p: Path, *, read_only: bool,
+             macros: bool) -> None:
+    """Bring a file up to date on a read-write open, or give an older file read-only TEMP
+    copies of the macros; then the session's context shapes."""
     if recorded_digest(con) != sql_digest():
         if not read_only:
             upgrade(con)
@@ -229,7 +250,59 @@ def connect(path: str | os.PathLike | None = None, *, read_only: bool = False,
             _temp_schema(con)
             _mark_installed(con, ["temp"])
             install_macros(con, None if macros else [])
-            return con
+            return
     con.execute(context_section("shapes"))
     _mark_installed(con, ["context", *(path.stem for path in metric_files())])
-    return con
+
+
+def close(con: duckdb.DuckDBPyConnection, *, checkpoint: bool = True) -> None:
+    """Close a connection, checkpointing a read-write one first so that a failed checkpoint is
+    reported (DuckDB's close would swallow it and leave the write-ahead log behind). The
+    committed changes are safe in the log either way: DuckDB applies it at the next open."""
+    path = _database_path(con)
+    try:
+        if checkpoint and path != "memory" and not _read_only(con):
+            con.execute("CHECKPOINT")
+    except duckdb.Error as exc:
+        con.close()
+        raise StorageError(f"the changes are committed but writing them into {path} failed: "
+                           f"{_first_line(exc)}; they are kept in {path}.wal and applied "
+                           f"when the warehouse is next opened ({COMPACT_HINT} once space is "
+                           "free)") from None
+    con.close()
+
+
+def _first_line(exc: BaseException) -> str:
+    """DuckDB's message without its "FATAL Error: Failed to create checkpoint because of
+    error:" wrapping."""
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return text.rsplit("because of error: ", 1)[-1]
+
+
+@contextmanager
+def opened(path, **options):
+    """A connection (connect(path, **options)) for a block: closed with `close` when the block
+    ends well, plainly when it raises (its error is the one to report)."""
+    con = connect(path, **options)
+    try:
+        yield con
+    except BaseException:
+        close(con, checkpoint=False)
+        raise
+    close(con)
+
+
+def _read_only(con: duckdb.DuckDBPyConnection) -> bool:
+    try:
+        return con.execute("SELECT readonly FROM duckdb_databases() "
+                           "WHERE database_name = current_database()").fetchone()[0]
+    except duckdb.Error:
+        return True
+
+
+def _database_path(con: duckdb.DuckDBPyConnection) -> str:
+    try:
+        return con.execute("SELECT path FROM duckdb_databases() "
+                           "WHERE database_name = current_database()").fetchone()[0] or "memory"
+    except duckdb.Error:
+        return "the warehouse"

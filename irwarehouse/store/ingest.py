@@ -10,21 +10,43 @@ from pathlib import Path
 import duckdb
 
 from ..errors import WarehouseError
+from ..failures import shown
 from ..formats.trec import sha256_of, stage_qrels, stage_run, stage_runs_bulk
+from . import interrupts
+from .integrity import record_digests
 
 QRELS_FORMATS = ("qrels", "diversity", "ntcir_qrels")
+NAME_LIMIT = 200            # characters of a campaign, run or qrels name
 
 
 @contextmanager
-def transaction(con: duckdb.DuckDBPyConnection):
-    """One transaction: everything or nothing (an interrupted ingest leaves no trace)."""
+def transaction(con: duckdb.DuckDBPyConnection, what: str = "earlier changes"):
+    """One transaction: everything or nothing (an interrupted ingest leaves no trace). A Ctrl-C
+    before the COMMIT rolls it back; once the COMMIT runs, it and the record of what it kept
+    (`what`, for the interrupted command's last line; store.interrupts) finish first."""
     con.execute("BEGIN TRANSACTION")
     try:
         yield
+        interrupts.check()
     except BaseException:
-        con.execute("ROLLBACK")
+        _rollback(con)
         raise
-    con.execute("COMMIT")
+    with interrupts.deferred():
+        try:
+            con.execute("COMMIT")
+        except BaseException:
+            _rollback(con)          # a COMMIT that failed (disk full) leaves nothing open
+            raise
+        interrupts.kept(what)
+
+
+def _rollback(con: duckdb.DuckDBPyConnection) -> None:
+    """ROLLBACK, tolerating a transaction DuckDB already ended (a failed COMMIT, an invalidated
+    transaction): the error that brought us here is the one to report."""
+    try:
+        con.execute("ROLLBACK")
+    except duckdb.Error:
+        pass
 
 
 def campaign_id(con: duckdb.DuckDBPyConnection, name: str, *, create: bool = False) -> int:
@@ -38,8 +60,10 @@ def campaign_id(con: duckdb.DuckDBPyConnection, name: str, *, create: bool = Fal
 
 
 def check_name(kind: str, name: str) -> str:
-    if not name or not name.strip() or len(name) > 200 or re.search(r"[\x00-\x1f]", name):
-        raise WarehouseError(f"bad {kind} name {name!r}")
+    if not name or not name.strip() or len(name) > NAME_LIMIT or \
+            re.search(r"[\x00-\x1f\x7f-\x9f\ufeff]", name):
+        raise WarehouseError(f"bad {kind} name {shown(name)} (names are 1 to {NAME_LIMIT} "
+                             "characters, no control characters)")
     return name
 
 
@@ -74,7 +98,7 @@ def ingest_qrels(con: duckdb.DuckDBPyConnection, path, campaign: str, *, name: s
     name = check_name("qrels", name or path.name)
     n = stage_qrels(con, path, fmt_name=fmt)
     digest = sha256_of(path)
-    with transaction(con):
+    with transaction(con, f"qrels {name} of campaign {campaign}"):
         cid = campaign_id(con, campaign, create=True)
         replace_named(con, "qrels", cid, name, kind="qrels", campaign=campaign, source=path,
                       replace=replace, dependents=("judgment", "score", "judged_row",
@@ -91,6 +115,7 @@ def ingest_qrels(con: duckdb.DuckDBPyConnection, path, campaign: str, *, name: s
                                           "AND run_id IN (SELECT run_id FROM run_row "
                                           "WHERE score_rank IS NOT NULL)", [cid]).fetchall()]
         store_judged_rows(con, [qid], runs)
+        record_digests(con, "qrels", [qid])
     return qid
 
 
@@ -122,7 +147,7 @@ def store_staged_run(con: duckdb.DuckDBPyConnection, campaign: str, *, name: str
     """Write the validated TEMP table stage_run as run `name` of `campaign`, in one
     transaction (shared by file and table ingest). Returns its run_id."""
     name = check_name("run", name)
-    with transaction(con):
+    with transaction(con, f"run {name} of campaign {campaign}"):
         cid = campaign_id(con, campaign, create=True)
         replace_named(con, "run", cid, name, kind="run", campaign=campaign, source=source,
                       replace=replace, dependents=("run_row", "run_list", "score", "judged_row",
@@ -146,6 +171,7 @@ def store_staged_run(con: duckdb.DuckDBPyConnection, campaign: str, *, name: str
         qrels = [q for (q,) in con.execute("SELECT qrels_id FROM qrels WHERE campaign_id = ?",
                                            [cid]).fetchall()]
         store_judged_rows(con, qrels, [rid])
+        record_digests(con, "run", [rid])
     return rid
 
 
@@ -156,7 +182,7 @@ def ingest_intents(con: duckdb.DuckDBPyConnection, path, campaign: str, *,
     Returns the number of intents read."""
     from ..formats.intents import read_intents
     rows = read_intents(Path(path), normalise=normalise)
-    with transaction(con):
+    with transaction(con, f"the intents of {Path(path).name} in campaign {campaign}"):
         cid = campaign_id(con, campaign, create=True)
         con.executemany("INSERT OR REPLACE INTO intent (campaign_id, topic, intent, probability, "
                         "intent_type) VALUES (?, ?, ?, ?, ?)",
@@ -174,7 +200,8 @@ def ingest_doclengths(con: duckdb.DuckDBPyConnection, path, campaign: str, *,
     table = read_doclengths(Path(path), unit=unit)
     con.register("stage_doclengths", table)
     try:
-        with transaction(con):
+        with transaction(con, f"the document lengths of {Path(path).name} in campaign "
+                         f"{campaign}"):
             cid = campaign_id(con, campaign, create=True)
             con.execute("""
                 INSERT INTO doc (campaign_id, doc, length_words, length_chars)
@@ -270,6 +297,7 @@ def ingest_run_files(con: duckdb.DuckDBPyConnection, paths, *, keep_first: bool 
                 FROM stage_runs s
                 JOIN (SELECT unnest($ids) AS run_id, generate_subscripts($ids, 1) AS fi) ids
                   ON ids.fi = s.fi""", {"ids": run_ids})
+            record_digests(con, "run", run_ids)
     if not private:
         con.execute("DROP TABLE stage_runs")
     return run_ids

@@ -21,7 +21,7 @@ def store_scores(con, result, qrels_id: int) -> None:
     })
     con.register("ev_store_meta", meta)
     try:
-        with transaction(con):
+        with transaction(con, f"{len(result.requests)} measure(s) in table score"):
             con.execute("""
                 DELETE FROM score WHERE qrels_id = ? AND options = ?
                   AND run_id IN (SELECT run_id FROM ev_runs)

@@ -15,11 +15,12 @@ Tab-separated inputs ('#' lines and blank lines are skipped):
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError, WarehouseError
+from ..failures import shown
+from ..formats.numbers import number_problem
 from ..formats.trec import tsv_lines
 from ..store.ingest import campaign_id, check_name, transaction
 from .store import _insert, _sha256, tokenise
@@ -53,12 +54,12 @@ def _rows(path: Path, widths: tuple[int, ...]):
 
 
 def _number(path, number: int, text: str, what: str, integer: bool = False) -> float:
-    try:
-        value = int(text) if integer else float(text)
-    except ValueError:
-        raise InputError(path, number, f"{what} is not a number: {text!r}") from None
-    if not math.isfinite(value) or value < 0:
-        raise InputError(path, number, f"{what} must be a finite number >= 0: {text!r}")
+    """A number >= 0 by the rule of every file kind (formats.numbers)."""
+    if number_problem(text, what, integer=integer):
+        raise InputError(path, number, f"{what} is not a number: {shown(text)}")
+    value = int(text) if integer else float(text)
+    if value < 0:
+        raise InputError(path, number, f"{what} must be a finite number >= 0: {shown(text)}")
     return value
 
 
@@ -76,7 +77,7 @@ def ingest_nuggets(con, campaign: str, name: str, files: NuggetFiles, *,
     """Store a nugget set and/or runs' matches, lengths and MobileClick outputs against it,
     in one transaction. Returns a one-line summary."""
     check_name("nugget set", name)
-    with transaction(con):
+    with transaction(con, f"nugget set {name} of campaign {campaign}"):
         cid = campaign_id(con, campaign, create=files.gold is not None)
         row = con.execute("SELECT qrels_id FROM qrels WHERE campaign_id = ? AND name = ? "
                           "AND format = 'nuggets'", [cid, name]).fetchone()

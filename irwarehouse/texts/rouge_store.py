@@ -171,16 +171,13 @@ def store_scores(con, campaign: str, refs: str, results: list[MethodResult],
 def rouge_from_warehouse(opts: dict[str, str], options: RougeOptions) -> str:
     """`irw rouge --campaign C --references NAME [options]`: score stored texts, store the
     per-topic R, P, F, and print ROUGE's layout (every run, as with -a)."""
-    from ..store.connection import connect, default_path
+    from ..store.connection import default_path, opened
     from .rouge_eval import format_result
     campaign, refs = _campaign(opts), opts["--references"]
-    con = connect(opts.get("--warehouse") or default_path(), create=False, macros=False)
-    try:
+    with opened(opts.get("--warehouse") or default_path(), create=False, macros=False) as con:
         results = warehouse_results(con, campaign, refs, options)
         if options.average == 0:
             store_scores(con, campaign, refs, results, options)
-    finally:
-        con.close()
     return "".join(format_result(r, options) for r in results)
 
 
@@ -189,23 +186,20 @@ def store_rouge_config(opts: dict[str, str], config_path, config, options: Rouge
     """`irw rouge --store --campaign C CONFIG.xml`: ingest the configuration's texts (runs =
     peer IDs, the reference set named by --references or after the file) and store the
     per-evaluation R, P and F that were printed."""
-    from ..store.connection import connect, default_path
+    from ..store.connection import default_path, opened
     from ..store.ingest import transaction
     from .store import _sha256, config_texts, store_outputs, store_references
     campaign = _campaign(opts)
     refs = opts.get("--references") or config_path.name
     outputs, references = config_texts(config)
-    con = connect(opts.get("--warehouse") or default_path(), macros=False)
-    try:
+    with opened(opts.get("--warehouse") or default_path(), macros=False) as con:
         source, digest = str(config_path.resolve()), _sha256(config_path)
-        with transaction(con):
+        with transaction(con, f"the texts of {config_path.name} in campaign {campaign}"):
             store_outputs(con, campaign, outputs, source, digest, replace=True,
                           byte_limit=options.byte_limit)
             store_references(con, campaign, refs, references, source, digest, replace=True,
                              byte_limit=options.byte_limit)
         store_scores(con, campaign, refs, results, options)
-    finally:
-        con.close()
 
 
 def _campaign(opts: dict[str, str]) -> str:

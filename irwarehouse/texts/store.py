@@ -193,7 +193,7 @@ def ingest_text_file(con, path: Path, campaign: str, kind: str, *, name: str | N
         from .rouge_config import read_config
         config = read_config(path)
         outputs, refs = config_texts(config)
-        with transaction(con):
+        with transaction(con, f"the texts of {path.name} in campaign {campaign}"):
             runs = store_outputs(con, campaign, outputs, str(path.resolve()), _sha256(path),
                                  replace=replace, byte_limit=byte_limit)
             store_references(con, campaign, name or path.name, refs, str(path.resolve()),
@@ -202,14 +202,14 @@ def ingest_text_file(con, path: Path, campaign: str, kind: str, *, name: str | N
                 f"references ({name or path.name}) from {path} into campaign {campaign}")
     if kind == "outputs":
         outputs = read_text_tsv(path, "run")
-        with transaction(con):
+        with transaction(con, f"the outputs of {path.name} in campaign {campaign}"):
             runs = store_outputs(con, campaign, outputs, str(path.resolve()), _sha256(path),
                                  replace=replace, byte_limit=byte_limit)
         return f"ingested {len(outputs)} outputs of {len(runs)} runs from {path} into " \
                f"campaign {campaign}"
     if kind == "references":
         refs = read_text_tsv(path, "ref_id")
-        with transaction(con):
+        with transaction(con, f"the references of {path.name} in campaign {campaign}"):
             store_references(con, campaign, name or path.name, refs, str(path.resolve()),
                              _sha256(path), replace=replace, byte_limit=byte_limit)
         return f"ingested {len(refs)} references ({name or path.name}) from {path} into " \

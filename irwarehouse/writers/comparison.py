@@ -41,7 +41,17 @@ def table_text(comparison, matrix: ScoreMatrix) -> str:
     if comparison.test not in ("tukey",) and not comparison.correction:
         lines.append(f"family-wise error of {len(comparison.pairs)} uncorrected tests at "
                      f"alpha={comparison.alpha}: {comparison.familywise_error:.3f}")
+    lines += identical_note(comparison)
     return "\n".join(lines) + "\n"
+
+
+def identical_note(comparison) -> list[str]:
+    """A line naming the pairs of runs equal on every topic, whose p is 1 by definition."""
+    pairs = getattr(comparison, "identical_pairs", [])
+    if not pairs:
+        return []
+    shown = ", ".join(f"{a} = {b}" for a, b in pairs[:5]) + (" ..." if len(pairs) > 5 else "")
+    return [f"note: identical per-topic values, p = 1 by definition: {shown}"]
 
 
 def pair_records(comparison) -> list[dict]:

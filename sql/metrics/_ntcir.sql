@@ -50,7 +50,8 @@ WHERE t.num_rel > 0;
 -- block: ntcir_ideal
 -- The ideal list of every topic with R > 0, ranks 1..R: gain ig, cumulative gain icg = cg*(r),
 -- and idsat = the probability that ERR's user is not yet satisfied before the rank,
--- prod_{i<r} (1 - g*(i)/(gmax+1)).
+-- prod_{i<r} (1 - g*(i)/(gmax+1)). Running sums and products are exact sums
+-- (ev_to_fixed, sql/context.sql), so the same for every run and plan.
 CREATE OR REPLACE MACRO ntcir_ideal(gains) AS TABLE
 WITH ranked AS (
     SELECT j.topic, t.gmax, ntcir_gain(gains, j.rel) AS ig,
@@ -59,8 +60,9 @@ WITH ranked AS (
     WHERE j.rel >= 1
 )
 SELECT topic, irank, ig, gmax,
-       sum(ig) OVER w AS icg,
-       coalesce(product(1.0 - ig / (gmax + 1.0)) OVER w1, 1.0) AS idsat
+       ev_from_fixed(sum(ev_to_fixed(ig)) OVER w) AS icg,
+       coalesce(exp(ev_from_fixed(sum(ev_to_fixed(ln(1.0 - ig / (gmax + 1.0)))) OVER w1)), 1.0)
+           AS idsat
 FROM ranked
 WINDOW w AS (PARTITION BY topic ORDER BY irank ROWS UNBOUNDED PRECEDING),
        w1 AS (PARTITION BY topic ORDER BY irank ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING);
@@ -69,16 +71,16 @@ WINDOW w AS (PARTITION BY topic ORDER BY irank ROWS UNBOUNDED PRECEDING),
 -- The judged documents of every evaluated list (topics with R > 0), by rank r: level, gain g(r),
 -- C(r) (relevant documents in the top r), cg(r), the blended ratio
 -- BR(r) = (beta cg(r) + C(r)) / (beta cg*(r) + r) (Sakai; Sakai, PROMISE 2014, eq 11) and
--- dsat = prod_{i<r} (1 - g(i)/(gmax+1)) (ERR's cascade). Unjudged documents have gain 0 and
--- change none of these, so they need no row.
+-- dsat = prod_{i<r} (1 - g(i)/(gmax+1)) (ERR's cascade), running sums and products as in
+-- ntcir_ideal. Unjudged documents have gain 0 and change none of these, so they need no row.
 CREATE OR REPLACE MACRO ntcir_list(gains, beta) AS TABLE
 WITH listed AS (
     SELECT r.run_id, r.topic, r.rank, r.rel, t.num_rel, t.gmax,
            ntcir_gain(gains, r.rel) AS g,
            sum(CASE WHEN r.rel >= 1 THEN 1 ELSE 0 END) OVER w AS c,
-           sum(ntcir_gain(gains, r.rel)) OVER w AS cg,
-           coalesce(product(1.0 - ntcir_gain(gains, r.rel) / (t.gmax + 1.0)) OVER w1, 1.0)
-               AS dsat
+           ev_from_fixed(sum(ev_to_fixed(ntcir_gain(gains, r.rel))) OVER w) AS cg,
+           coalesce(exp(ev_from_fixed(sum(ev_to_fixed(
+               ln(1.0 - ntcir_gain(gains, r.rel) / (t.gmax + 1.0)))) OVER w1)), 1.0) AS dsat
     FROM ev_ranked r JOIN ntcir_topic(gains) t ON t.topic = r.topic
     WHERE t.num_rel > 0
     WINDOW w AS (PARTITION BY r.run_id, r.topic ORDER BY r.rank ROWS UNBOUNDED PRECEDING),
@@ -91,7 +93,9 @@ JOIN ntcir_ideal(gains) i ON i.topic = l.topic AND i.irank = least(l.rank, l.num
 
 -- block: ntcir_sums
 -- The per-list sums of the NTCIREVAL metrics over ranks r <= cutoff (NULL = the whole list),
--- for every evaluated (run, topic) with R > 0, summed as ntcir_eval.c `eval_compute` does.
+-- for every evaluated (run, topic) with R > 0, as ntcir_eval.c `eval_compute` defines them; each
+-- sum is exact (ev_from_fixed(sum(ev_to_fixed(x))), sql/context.sql): the same bits whatever
+-- DuckDB's threads or plan, the exact sum rounded once.
 -- `rel` sums run over ranks with g(r) > 0 (ntcir_eval tests the gain; = level >= 1 unless a
 -- gain of 0 is declared):
 --   c_k       = C(cutoff), relevant documents in the top k
@@ -106,17 +110,22 @@ CREATE OR REPLACE MACRO ntcir_sums(gains, beta, gamma, p, rbu_p, logb, cutoff) A
 WITH s AS (
     SELECT run_id, topic,
            count(*) FILTER (WHERE rel >= 1) AS c_k,
-           sum(CAST(c AS DOUBLE) / rank) FILTER (WHERE g > 0) AS ap_sum,
-           sum(br) FILTER (WHERE g > 0) AS q_sum,
-           sum((CAST(c AS DOUBLE) / rank) * pow(gamma, c - 1)) FILTER (WHERE g > 0) AS ncup_sum,
-           sum(br * pow(gamma, c - 1)) FILTER (WHERE g > 0) AS ncubr_sum,
-           sum(pow(rbu_p, rank) * pow(gamma, c - 1)) FILTER (WHERE g > 0) AS ncuie_sum,
-           sum(g * pow(p, rank - 1)) AS rbp_sum,
-           sum((dsat / rank) * (g / (gmax + 1.0))) AS err,
-           sum(br * dsat * g / (gmax + 1.0)) AS ebr,
-           sum(pow(rbu_p, rank) * dsat * g / (gmax + 1.0)) AS irbu,
-           sum(g / ntcir_dcglog(logb, rank)) AS dcg,
-           sum(g / ln(rank + 1)) AS msdcg
+           ev_from_fixed(sum(ev_to_fixed(CAST(c AS DOUBLE) / rank)) FILTER (WHERE g > 0))
+               AS ap_sum,
+           ev_from_fixed(sum(ev_to_fixed(br)) FILTER (WHERE g > 0)) AS q_sum,
+           ev_from_fixed(sum(ev_to_fixed((CAST(c AS DOUBLE) / rank) * pow(gamma, c - 1)))
+               FILTER (WHERE g > 0)) AS ncup_sum,
+           ev_from_fixed(sum(ev_to_fixed(br * pow(gamma, c - 1))) FILTER (WHERE g > 0))
+               AS ncubr_sum,
+           ev_from_fixed(sum(ev_to_fixed(pow(rbu_p, rank) * pow(gamma, c - 1)))
+               FILTER (WHERE g > 0)) AS ncuie_sum,
+           ev_from_fixed(sum(ev_to_fixed(g * pow(p, rank - 1)))) AS rbp_sum,
+           ev_from_fixed(sum(ev_to_fixed((dsat / rank) * (g / (gmax + 1.0))))) AS err,
+           ev_from_fixed(sum(ev_to_fixed(br * dsat * g / (gmax + 1.0)))) AS ebr,
+           ev_from_fixed(sum(ev_to_fixed(pow(rbu_p, rank) * dsat * g / (gmax + 1.0))))
+               AS irbu,
+           ev_from_fixed(sum(ev_to_fixed(g / ntcir_dcglog(logb, rank)))) AS dcg,
+           ev_from_fixed(sum(ev_to_fixed(g / ln(rank + 1)))) AS msdcg
     FROM ntcir_list(gains, beta)
     WHERE cutoff IS NULL OR rank <= cutoff
     GROUP BY run_id, topic
@@ -138,12 +147,13 @@ LEFT JOIN s ON s.run_id = b.run_id AND s.topic = b.topic;
 -- (dsat/r)*(g/(gmax+1)), dsat*(g/(gmax+1)), p^r*dsat*(g/(gmax+1)).
 CREATE OR REPLACE MACRO ntcir_ideal_sums(gains, p, rbu_p, logb, cutoff) AS TABLE
 SELECT topic,
-       sum(ig * pow(p, irank - 1)) AS rbp_sum,
-       sum((idsat / irank) * (ig / (gmax + 1.0))) AS err,
-       sum(idsat * (ig / (gmax + 1.0))) AS ebr,
-       sum(pow(rbu_p, irank) * idsat * (ig / (gmax + 1.0))) AS irbu,
-       sum(ig / ntcir_dcglog(logb, irank)) AS dcg,
-       sum(ig / ln(irank + 1)) AS msdcg
+       ev_from_fixed(sum(ev_to_fixed(ig * pow(p, irank - 1)))) AS rbp_sum,
+       ev_from_fixed(sum(ev_to_fixed((idsat / irank) * (ig / (gmax + 1.0))))) AS err,
+       ev_from_fixed(sum(ev_to_fixed(idsat * (ig / (gmax + 1.0))))) AS ebr,
+       ev_from_fixed(sum(ev_to_fixed(pow(rbu_p, irank) * idsat * (ig / (gmax + 1.0)))))
+           AS irbu,
+       ev_from_fixed(sum(ev_to_fixed(ig / ntcir_dcglog(logb, irank)))) AS dcg,
+       ev_from_fixed(sum(ev_to_fixed(ig / ln(irank + 1)))) AS msdcg
 FROM ntcir_ideal(gains)
 WHERE cutoff IS NULL OR irank <= cutoff
 GROUP BY topic;
@@ -166,7 +176,8 @@ agg AS (
            max(l.br) FILTER (WHERE l.rank = m.rp) AS br_rp,
            max(l.c) FILTER (WHERE l.rank = m.rp) AS c_rp,
            max(l.rel) FILTER (WHERE l.rank = m.r1) AS lvl_r1,
-           sum(l.br) FILTER (WHERE l.g > 0 AND l.rank <= m.rp) AS pplus_sum
+           ev_from_fixed(sum(ev_to_fixed(l.br)) FILTER (WHERE l.g > 0 AND l.rank <= m.rp))
+               AS pplus_sum
     FROM l JOIN m ON m.run_id = l.run_id AND m.topic = l.topic
     WHERE m.r1 IS NOT NULL
     GROUP BY l.run_id, l.topic

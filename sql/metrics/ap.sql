@@ -1,5 +1,7 @@
 -- Average precision and its relatives (Sakai, PROMISE 2014, eq 9-10; trec_eval m_map.c, m_map_cut.c,
--- m_gm_map.c, m_infap.c). C(r) = rel_so_far at a relevant document of rank r.
+-- m_gm_map.c, m_infap.c). C(r) = rel_so_far at a relevant document of rank r. Every sum adds
+-- its terms in rank order, as trec_eval does (`sum(x ORDER BY rank)`: the same bits whatever
+-- DuckDB's threads or plan; README "Bit-reproducible scores").
 -- source: trec_eval m_map.c, m_map_cut.c, m_gm_map.c, m_infap.c, m_recip_rank.c, m_binG.c; Sakai, PROMISE 2014, eq 9-10
 
 -- measure: map
@@ -13,7 +15,7 @@ CREATE OR REPLACE MACRO m_map() AS TABLE
 SELECT b.run_id, b.topic,
        CASE WHEN b.num_rel > 0 THEN coalesce(x.s, 0) / b.num_rel ELSE 0 END AS value
 FROM ev_base() b
-LEFT JOIN (SELECT run_id, topic, sum(rel_so_far / rank) AS s FROM ev_relevant
+LEFT JOIN (SELECT run_id, topic, sum(rel_so_far / rank ORDER BY rank) AS s FROM ev_relevant
            GROUP BY run_id, topic) x ON x.run_id = b.run_id AND x.topic = b.topic;
 
 -- measure: map_cut
@@ -28,7 +30,7 @@ CREATE OR REPLACE MACRO m_map_cut(cutoff) AS TABLE
 SELECT b.run_id, b.topic,
        CASE WHEN b.num_rel > 0 THEN coalesce(x.s, 0) / b.num_rel ELSE 0 END AS value
 FROM ev_base() b
-LEFT JOIN (SELECT run_id, topic, sum(rel_so_far / rank) AS s FROM ev_relevant
+LEFT JOIN (SELECT run_id, topic, sum(rel_so_far / rank ORDER BY rank) AS s FROM ev_relevant
            WHERE rank <= cutoff GROUP BY run_id, topic) x
        ON x.run_id = b.run_id AND x.topic = b.topic;
 
@@ -63,7 +65,8 @@ LEFT JOIN (
                          + ((rank - 1.0) / rank)
                            * ((rel_so_far - 1 + nonrel_so_far + unjudged_so_far) / (rank - 1.0))
                            * ((rel_so_far - 1 + 0.00001)
-                              / (rel_so_far - 1 + nonrel_so_far + 2 * 0.00001)) END) AS s
+                              / (rel_so_far - 1 + nonrel_so_far + 2 * 0.00001)) END
+               ORDER BY rank) AS s
     FROM ev_counted WHERE is_rel GROUP BY run_id, topic
 ) x ON x.run_id = b.run_id AND x.topic = b.topic;
 
@@ -91,5 +94,5 @@ CREATE OR REPLACE MACRO m_binG() AS TABLE
 SELECT b.run_id, b.topic,
        CASE WHEN b.num_rel > 0 THEN coalesce(x.s, 0) / b.num_rel ELSE 0 END AS value
 FROM ev_base() b
-LEFT JOIN (SELECT run_id, topic, sum(1.0 / log2(2 + rank - rel_so_far)) AS s
+LEFT JOIN (SELECT run_id, topic, sum(1.0 / log2(2 + rank - rel_so_far) ORDER BY rank) AS s
            FROM ev_relevant GROUP BY run_id, topic) x ON x.run_id = b.run_id AND x.topic = b.topic;

@@ -18,7 +18,7 @@ LEFT JOIN (
     SELECT r.run_id, r.topic,
            sum(CASE WHEN r.nonrel_so_far > 0
                     THEN 1.0 - least(r.nonrel_so_far, t.num_rel) / least(t.num_nonrel, t.num_rel)
-                    ELSE 1.0 END) AS s
+                    ELSE 1.0 END ORDER BY r.rank) AS s
     FROM ev_counted r JOIN ev_topic t ON t.topic = r.topic
     WHERE r.is_rel GROUP BY r.run_id, r.topic
 ) x ON x.run_id = b.run_id AND x.topic = b.topic;
@@ -51,7 +51,7 @@ x AS (
            sum(CASE WHEN r.nonrel_so_far > 0
                     THEN 1.0 - least(r.nonrel_so_far, t.num_rel + 10)
                                / least(t.num_rel + 10, n.n)
-                    ELSE 1.0 END) AS s
+                    ELSE 1.0 END ORDER BY r.rank) AS s
     FROM ev_counted r
     JOIN ev_topic t ON t.topic = r.topic
     JOIN nonrel_ret n ON n.run_id = r.run_id AND n.topic = r.topic

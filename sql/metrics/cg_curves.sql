@@ -40,10 +40,11 @@ discounted AS (
 ),
 curve AS (
     SELECT run_id, topic, rank,
-           sum(gain) OVER w AS cg,
-           sum(gain / discount) OVER w AS dcg,
-           sum(ideal_gain) OVER w AS ideal_cg,
-           sum(ideal_gain / discount) OVER w AS ideal_dcg
+           -- exact running sums (ev_to_fixed, sql/context.sql): the same bits for every run
+           ev_from_fixed(sum(ev_to_fixed(gain)) OVER w) AS cg,
+           ev_from_fixed(sum(ev_to_fixed(gain / discount)) OVER w) AS dcg,
+           ev_from_fixed(sum(ev_to_fixed(ideal_gain)) OVER w) AS ideal_cg,
+           ev_from_fixed(sum(ev_to_fixed(ideal_gain / discount)) OVER w) AS ideal_dcg
     FROM discounted
     WINDOW w AS (PARTITION BY run_id, topic ORDER BY rank ROWS UNBOUNDED PRECEDING)
 )
@@ -54,12 +55,13 @@ FROM curve;
 -- block: cg_curve_mean
 -- Curves averaged over topics, both ways of the literature: the mean of the per-topic
 -- normalised values (topics whose ideal is 0 count as 0), and Järvelin & Kekäläinen 2002/003's normalisation of
--- the averaged vectors, mean DCG[r] / mean DCG*[r].
+-- the averaged vectors, mean DCG[r] / mean DCG*[r]. Means add the topics in topic order.
 CREATE OR REPLACE MACRO cg_curve_mean(gain_map, depth, log_base, variant) AS TABLE
 SELECT run_id, rank,
-       avg(cg) AS cg, avg(dcg) AS dcg,
-       avg(coalesce(ncg, 0)) AS mean_ncg, avg(coalesce(ndcg, 0)) AS mean_ndcg,
-       avg(cg) / nullif(avg(ideal_cg), 0) AS ncg_of_means,
-       avg(dcg) / nullif(avg(ideal_dcg), 0) AS ndcg_of_means
+       avg(cg ORDER BY topic) AS cg, avg(dcg ORDER BY topic) AS dcg,
+       avg(coalesce(ncg, 0) ORDER BY topic) AS mean_ncg,
+       avg(coalesce(ndcg, 0) ORDER BY topic) AS mean_ndcg,
+       avg(cg ORDER BY topic) / nullif(avg(ideal_cg ORDER BY topic), 0) AS ncg_of_means,
+       avg(dcg ORDER BY topic) / nullif(avg(ideal_dcg ORDER BY topic), 0) AS ndcg_of_means
 FROM cg_curve(gain_map, depth, log_base, variant)
 GROUP BY run_id, rank;

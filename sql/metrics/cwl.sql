@@ -18,6 +18,9 @@
 -- cwl_eval on a 0/1 qrels. (cwl_eval reads gains from the qrels file directly; gains k/n are
 -- written as levels k with max_rel = n.) Every cost is 1: cwl_eval's cost file of element types
 -- has no counterpart here. The relevance threshold -l is not read.
+-- Sums are exact (ev_from_fixed(sum(ev_to_fixed(x))), sql/context.sql; cwl_eval adds with numpy,
+-- in no rank order) and P(i) is exp of the exact running sum of ln C(j): the same bits whatever
+-- DuckDB's threads or plan (README "Bit-reproducible scores").
 -- source: cwl_eval (ireval/cwl, Azzopardi, Thomas & Moffat, SIGIR 2019) ruler.measures; Moffat, Bailey, Scholer & Thomas, ACM TOIS 2017
 
 -- block: ev_cwl_gained
@@ -39,14 +42,15 @@ gained AS (
     LEFT JOIN ev_ranked k ON k.run_id = d.run_id AND k.topic = d.topic AND k.rank = d.rank
 )
 SELECT run_id, topic, rank, gain,
-       sum(gain) OVER (PARTITION BY run_id, topic ORDER BY rank
-                       ROWS UNBOUNDED PRECEDING) AS cum_gain
+       ev_from_fixed(sum(ev_to_fixed(gain)) OVER (PARTITION BY run_id, topic ORDER BY rank
+                                                  ROWS UNBOUNDED PRECEDING)) AS cum_gain
 FROM gained;
 
 -- block: ev_cwl_stat
 -- The five C/W/L statistics (stat 1..5, above) of every evaluated list for the metric `kind`
--- (ev_cwl_continue). P(i) is the product of the C(j) above i (a product window: zeros stay
--- exact).
+-- (ev_cwl_continue). P(i) is the product of the C(j) above i: 0 once some C(j) is 0, else
+-- exp(sum_{j<i} ln C(j)) with the sum exact (a product window would multiply in an order that
+-- depends on DuckDB's plan).
 CREATE OR REPLACE MACRO ev_cwl_stat(kind, T, cutoff, p, min_rel, max_rel, depth, stat) AS TABLE
 WITH continued AS (
     SELECT run_id, topic, rank, gain, cum_gain,
@@ -55,15 +59,19 @@ WITH continued AS (
 ),
 reached AS (
     SELECT run_id, topic, rank, gain, cum_gain, cont,
-           coalesce(product(cont) OVER (PARTITION BY run_id, topic ORDER BY rank
-                                        ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING),
-                    1.0) AS reach
+           CASE WHEN coalesce(sum(CASE WHEN cont = 0 THEN 1 ELSE 0 END) OVER w, 0) > 0 THEN 0.0
+                ELSE coalesce(exp(ev_from_fixed(sum(ev_to_fixed(
+                         CASE WHEN cont > 0 THEN ln(cont) ELSE 0.0 END)) OVER w)), 1.0)
+           END AS reach
     FROM continued
+    WINDOW w AS (PARTITION BY run_id, topic ORDER BY rank
+                 ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
 ),
 summed AS (
-    SELECT run_id, topic, sum(reach) AS expected_depth, sum(reach * gain) AS reach_gain,
-           sum(reach * (1.0 - cont) * cum_gain) AS total_utility,
-           sum(reach * (1.0 - cont) * rank) AS total_cost
+    SELECT run_id, topic, ev_from_fixed(sum(ev_to_fixed(reach))) AS expected_depth,
+           ev_from_fixed(sum(ev_to_fixed(reach * gain))) AS reach_gain,
+           ev_from_fixed(sum(ev_to_fixed(reach * (1.0 - cont) * cum_gain))) AS total_utility,
+           ev_from_fixed(sum(ev_to_fixed(reach * (1.0 - cont) * rank))) AS total_cost
     FROM reached
     GROUP BY run_id, topic
 )

@@ -12,6 +12,8 @@
 -- The lists are ev_ntd_lists() / ev_ntd_ideals() of sql/metrics/diversity_ntcir.sql, keyed 'D',
 -- 'DIN' and 'I:<intent>'. Arithmetic is exact; NTCIREVAL's text round trips (%.6g din/Grelv
 -- values, %.4f gain labels) can move a printed value by 1e-4 (none does in the 190111 sample).
+-- Every sum, running sums and products (cg, dsat) included, is exact (ev_from_fixed(sum(
+-- ev_to_fixed(x))), sql/context.sql): the same bits whatever DuckDB's threads or plan.
 -- source: NTCIREVAL ntcir_eval.c eval_gcompute
 
 -- block: ev_ntd_gcompute
@@ -36,10 +38,13 @@
 CREATE OR REPLACE MACRO ev_ntd_gcompute(cutoff, beta, gamma, p, logb) AS TABLE
 WITH ideal AS (
     SELECT topic, key, any_value(num_rel) AS num_rel, any_value(hgain) AS hgain,
-           sum(pow(gamma, rank - 1)) AS ncu_denom,
-           sum(gain / ntcir_dcglog(logb, rank)) FILTER (WHERE rank <= cutoff) AS dcg,
-           sum(gain / ln(rank + 1.0)) FILTER (WHERE rank <= cutoff) AS msdcg,
-           sum((sat / rank) * (gain / (hgain + 1.0))) FILTER (WHERE rank <= cutoff) AS err
+           ev_from_fixed(sum(ev_to_fixed(pow(gamma, rank - 1)))) AS ncu_denom,
+           ev_from_fixed(sum(ev_to_fixed(gain / ntcir_dcglog(logb, rank)))
+               FILTER (WHERE rank <= cutoff)) AS dcg,
+           ev_from_fixed(sum(ev_to_fixed(gain / ln(rank + 1.0))) FILTER (WHERE rank <= cutoff))
+               AS msdcg,
+           ev_from_fixed(sum(ev_to_fixed((sat / rank) * (gain / (hgain + 1.0))))
+               FILTER (WHERE rank <= cutoff)) AS err
     FROM ev_ntd_ideals()
     GROUP BY topic, key
 ),
@@ -60,10 +65,11 @@ intents AS (
 sys AS (
     SELECT l.run_id, l.topic, l.key, l.rank, l.gain, i.num_rel, i.hgain,
            count(*) OVER w AS c,
-           sum(l.gain) OVER w AS cg,
+           ev_from_fixed(sum(ev_to_fixed(l.gain)) OVER w) AS cg,
            max(l.gain) OVER wl AS top_gain,
            min(l.rank) OVER wl AS r1,
-           coalesce(product(1.0 - l.gain / (i.hgain + 1.0)) OVER w1, 1.0) AS dsat
+           coalesce(exp(ev_from_fixed(sum(ev_to_fixed(ln(1.0 - l.gain / (i.hgain + 1.0))))
+                        OVER w1)), 1.0) AS dsat
     FROM ev_ntd_lists() l
     JOIN ideal i ON i.topic = l.topic AND i.key = l.key
     WHERE l.rank <= cutoff
@@ -88,16 +94,16 @@ agg AS (
            max(br) FILTER (WHERE rank = r1) AS br_r1,
            max(br) FILTER (WHERE rank = rp) AS br_rp,
            max(c) FILTER (WHERE rank = rp) AS c_rp,
-           sum(br) FILTER (WHERE rank <= rp) AS pplus_sum,
-           sum(c / rank) AS ap_sum,
-           sum(br) AS q_sum,
-           sum((c / rank) * pow(gamma, c - 1)) AS ncup_sum,
-           sum(br * pow(gamma, c - 1)) AS ncubr_sum,
-           sum(gain * pow(p, rank - 1)) AS rbp_sum,
-           sum((dsat / rank) * (gain / (hgain + 1.0))) AS err,
-           sum(br * dsat * gain / (hgain + 1.0)) AS ebr,
-           sum(gain / ntcir_dcglog(logb, rank)) AS dcg,
-           sum(gain / ln(rank + 1.0)) AS msdcg
+           ev_from_fixed(sum(ev_to_fixed(br)) FILTER (WHERE rank <= rp)) AS pplus_sum,
+           ev_from_fixed(sum(ev_to_fixed(c / rank))) AS ap_sum,
+           ev_from_fixed(sum(ev_to_fixed(br))) AS q_sum,
+           ev_from_fixed(sum(ev_to_fixed((c / rank) * pow(gamma, c - 1)))) AS ncup_sum,
+           ev_from_fixed(sum(ev_to_fixed(br * pow(gamma, c - 1)))) AS ncubr_sum,
+           ev_from_fixed(sum(ev_to_fixed(gain * pow(p, rank - 1)))) AS rbp_sum,
+           ev_from_fixed(sum(ev_to_fixed((dsat / rank) * (gain / (hgain + 1.0))))) AS err,
+           ev_from_fixed(sum(ev_to_fixed(br * dsat * gain / (hgain + 1.0)))) AS ebr,
+           ev_from_fixed(sum(ev_to_fixed(gain / ntcir_dcglog(logb, rank)))) AS dcg,
+           ev_from_fixed(sum(ev_to_fixed(gain / ln(rank + 1.0)))) AS msdcg
     FROM blended
     GROUP BY run_id, topic, key
 )

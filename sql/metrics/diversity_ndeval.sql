@@ -8,6 +8,8 @@
 -- number of subtopics of a topic with >= 1 relevant document; a topic with N = 0 scores 0
 -- (nNRBP: NaN, ndeval's 0/0). ndeval prints cutoffs 5, 10, 20 (its DEPTH is 20); other cutoffs
 -- extend the same definitions.
+-- Every sum is exact (ev_from_fixed(sum(ev_to_fixed(x))), sql/context.sql): the same bits
+-- whatever DuckDB's threads or plan, the exact sum rounded once.
 -- source: ndeval.c 4.4 (TREC Web track); Clarke et al., SIGIR 2008; Clarke et al., ICTIR 2009; Agrawal et al., WSDM 2009
 
 -- block: ev_div_nsub
@@ -27,7 +29,9 @@ CASE WHEN r <= 1 THEN 1.0 ELSE ln(2.0) / ln(r + 1.0) END;
 -- The novelty gain of each rank of the run lists, ng(r) = sum_j I_j(r) (1-alpha)^C_j(r-1), where
 -- C_j(r-1) counts the documents relevant to subtopic j above rank r; pairs = sum_j I_j(r).
 CREATE OR REPLACE MACRO ev_div_ng(alpha) AS TABLE
-SELECT run_id, topic, rank, sum(pow(1.0 - alpha, prior)) AS ng, count(*) AS pairs
+SELECT run_id, topic, rank,
+       ev_from_fixed(sum(ev_to_fixed(pow(1.0 - alpha, prior)))) AS ng,
+       count(*) AS pairs
 FROM (
     SELECT run_id, topic, rank,
            count(*) OVER (PARTITION BY run_id, topic, intent ORDER BY rank
@@ -40,7 +44,8 @@ GROUP BY run_id, topic, rank;
 -- block: ev_div_ideal_ng
 -- The same novelty gains along the greedy ideal list of each topic (full depth).
 CREATE OR REPLACE MACRO ev_div_ideal_ng(alpha) AS TABLE
-SELECT topic, rank, sum(pow(1.0 - alpha, prior)) AS ng
+SELECT topic, rank,
+       ev_from_fixed(sum(ev_to_fixed(pow(1.0 - alpha, prior)))) AS ng
 FROM (
     SELECT i.topic, i.rank,
            count(*) OVER (PARTITION BY i.topic, j.intent ORDER BY i.rank
@@ -58,20 +63,22 @@ GROUP BY topic, rank;
 -- the greedy ideal list's values, only when the run's alpha-DCG@k is not 0.
 CREATE OR REPLACE MACRO ev_div_ndeval_at(alpha, cutoff) AS TABLE
 WITH run_at AS (
-    SELECT run_id, topic, sum(ng * ev_div_disc(rank)) AS dcg, sum(ng / rank) AS err
+    SELECT run_id, topic, ev_from_fixed(sum(ev_to_fixed(ng * ev_div_disc(rank)))) AS dcg,
+           ev_from_fixed(sum(ev_to_fixed(ng / rank))) AS err
     FROM ev_div_ng(alpha)
     WHERE rank <= cutoff
     GROUP BY run_id, topic
 ),
 ideal_at AS (
-    SELECT topic, sum(ng * ev_div_disc(rank)) AS dcg, sum(ng / rank) AS err
+    SELECT topic, ev_from_fixed(sum(ev_to_fixed(ng * ev_div_disc(rank)))) AS dcg,
+           ev_from_fixed(sum(ev_to_fixed(ng / rank))) AS err
     FROM ev_div_ideal_ng(alpha)
     WHERE rank <= cutoff
     GROUP BY topic
 ),
 ideal_ideal AS (
-    SELECT sum(pow(1.0 - alpha, r - 1) * ev_div_disc(r)) AS dcg,
-           sum(pow(1.0 - alpha, r - 1) / r) AS err
+    SELECT ev_from_fixed(sum(ev_to_fixed(pow(1.0 - alpha, r - 1) * ev_div_disc(r)))) AS dcg,
+           ev_from_fixed(sum(ev_to_fixed(pow(1.0 - alpha, r - 1) / r))) AS err
     FROM range(1, cutoff + 1) t(r)
 ),
 normed AS (
@@ -113,11 +120,11 @@ LEFT JOIN (SELECT run_id, topic, count(*) AS pairs, count(DISTINCT intent) AS co
 -- counts in the amean's denominator (ndeval.c main: actualTopics = qTopics).
 CREATE OR REPLACE MACRO ev_div_nrbp(alpha, beta) AS TABLE
 WITH run_s AS (
-    SELECT run_id, topic, sum(ng * pow(beta, rank - 1)) AS s
+    SELECT run_id, topic, ev_from_fixed(sum(ev_to_fixed(ng * pow(beta, rank - 1)))) AS s
     FROM ev_div_ng(alpha) GROUP BY run_id, topic
 ),
 ideal_s AS (
-    SELECT topic, sum(ng * pow(beta, rank - 1)) AS s
+    SELECT topic, ev_from_fixed(sum(ev_to_fixed(ng * pow(beta, rank - 1)))) AS s
     FROM ev_div_ideal_ng(alpha) GROUP BY topic
 ),
 valued AS (
@@ -205,13 +212,15 @@ WITH running AS (
     WHERE rel > 0
 ),
 per_intent AS (
-    SELECT run_id, topic, intent, sum(c / rank) AS s FROM running GROUP BY run_id, topic, intent
+    SELECT run_id, topic, intent, ev_from_fixed(sum(ev_to_fixed(c / rank))) AS s
+    FROM running GROUP BY run_id, topic, intent
 ),
 num_rel AS (
     SELECT topic, intent, count(*) AS r FROM ev_div_judgment WHERE rel > 0 GROUP BY topic, intent
 ),
 summed AS (
-    SELECT p.run_id, p.topic, sum(p.s / nr.r) AS s
+    SELECT p.run_id, p.topic,
+           ev_from_fixed(sum(ev_to_fixed(p.s / nr.r))) AS s
     FROM per_intent p JOIN num_rel nr ON nr.topic = p.topic AND nr.intent = p.intent
     GROUP BY p.run_id, p.topic
 )

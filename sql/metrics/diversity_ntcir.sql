@@ -10,6 +10,8 @@
 -- measure at cutoff l is computed on the list truncated at l, as NTCIREVAL's scripts do
 -- (glabel -truncate l). Arithmetic is exact: NTCIREVAL's text round trips (%.6g, %.4f) can move
 -- its printed values by 1e-4.
+-- Every sum, running sums (cg, the log of sat) included, is exact (ev_from_fixed(sum(
+-- ev_to_fixed(x))), sql/context.sql): the same bits whatever DuckDB's threads or plan.
 -- source: NTCIREVAL 190111 (D-NTCIR-eval, DIN-NTCIR-eval, D-NTCIR-IAeval); Sakai & Song, SIGIR 2011; Sakai, IPSJ JIP 2013
 
 -- block: ev_ntd_intent
@@ -33,7 +35,8 @@ LEFT JOIN ev_div_intent i ON i.topic = ri.topic AND i.intent = ri.intent;
 -- block: ev_ntd_gg
 -- The global gain of each relevant document, GG(d) = sum_i Pr(i|q) g_i(d) (Sakai, IPSJ JIP 2013 eq 6).
 CREATE OR REPLACE MACRO ev_ntd_gg() AS TABLE
-SELECT j.topic, j.doc, sum(i.prob * j.gain) AS gg
+SELECT j.topic, j.doc,
+       ev_from_fixed(sum(ev_to_fixed(i.prob * j.gain))) AS gg
 FROM ev_div_judgment j
 JOIN ev_ntd_intent() i ON i.topic = j.topic AND i.intent = j.intent
 WHERE j.rel >= 1
@@ -52,9 +55,10 @@ WITH firsts AS (
 ),
 sys AS (
     SELECT f.run_id, f.topic, f.rank,
-           sum(i.prob * f.gain) AS d_gain,
-           sum(CASE WHEN i.intent_type = 'nav' AND f.rank > f.first_rank THEN 0.0
-                    ELSE i.prob * f.gain END) AS din_gain
+           ev_from_fixed(sum(ev_to_fixed(i.prob * f.gain))) AS d_gain,
+           ev_from_fixed(sum(ev_to_fixed(
+               CASE WHEN i.intent_type = 'nav' AND f.rank > f.first_rank THEN 0.0
+                    ELSE i.prob * f.gain END))) AS din_gain
     FROM firsts f JOIN ev_ntd_intent() i ON i.topic = f.topic AND i.intent = f.intent
     GROUP BY f.run_id, f.topic, f.rank
 )
@@ -85,10 +89,12 @@ ranked AS (
     FROM lists
 )
 SELECT topic, key, rank, gain, num_rel, hgain,
-       sum(gain) OVER (PARTITION BY topic, key ORDER BY rank ROWS UNBOUNDED PRECEDING) AS cg,
-       exp(coalesce(sum(ln(1.0 - gain / (hgain + 1.0)))
-                    OVER (PARTITION BY topic, key ORDER BY rank
-                          ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0.0)) AS sat
+       ev_from_fixed(sum(ev_to_fixed(gain))
+                     OVER (PARTITION BY topic, key ORDER BY rank ROWS UNBOUNDED PRECEDING)) AS cg,
+       exp(coalesce(ev_from_fixed(sum(ev_to_fixed(ln(1.0 - gain / (hgain + 1.0))))
+                                  OVER (PARTITION BY topic, key ORDER BY rank
+                                        ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)),
+                    0.0)) AS sat
 FROM ranked;
 
 -- block: ev_ntd_at
@@ -103,19 +109,21 @@ FROM ranked;
 CREATE OR REPLACE MACRO ev_ntd_at(cutoff, beta) AS TABLE
 WITH stats AS (
     SELECT topic, key, any_value(num_rel) AS num_rel, any_value(hgain) AS hgain,
-           sum(gain / ln(rank + 1.0)) FILTER (WHERE rank <= cutoff) AS msdcg,
-           sum(sat * (gain / (hgain + 1.0)) / rank) FILTER (WHERE rank <= cutoff) AS err
+           ev_from_fixed(sum(ev_to_fixed(gain / ln(rank + 1.0))) FILTER (WHERE rank <= cutoff))
+               AS msdcg,
+           ev_from_fixed(sum(ev_to_fixed(sat * (gain / (hgain + 1.0)) / rank))
+               FILTER (WHERE rank <= cutoff)) AS err
     FROM ev_ntd_ideals()
     GROUP BY topic, key
 ),
 sys AS (
     SELECT l.run_id, l.topic, l.key, l.rank, l.gain, s.num_rel, s.hgain,
            count(*) OVER w AS c,
-           sum(l.gain) OVER w AS cg,
+           ev_from_fixed(sum(ev_to_fixed(l.gain)) OVER w) AS cg,
            max(l.gain) OVER (PARTITION BY l.run_id, l.topic, l.key) AS top_gain,
-           exp(coalesce(sum(ln(1.0 - l.gain / (s.hgain + 1.0))) OVER (
+           exp(coalesce(ev_from_fixed(sum(ev_to_fixed(ln(1.0 - l.gain / (s.hgain + 1.0)))) OVER (
                PARTITION BY l.run_id, l.topic, l.key ORDER BY l.rank
-               ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0.0)) AS sat
+               ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)), 0.0)) AS sat
     FROM ev_ntd_lists() l
     JOIN stats s ON s.topic = l.topic AND s.key = l.key
     WHERE l.rank <= cutoff
@@ -131,11 +139,12 @@ blended AS (
 ),
 agg AS (
     SELECT run_id, topic, key,
-           sum(gain / ln(rank + 1.0)) AS msdcg,
-           sum(br) AS br_sum,
-           sum(c / rank) AS ap_sum,
-           sum(sat * (gain / (hgain + 1.0)) / rank) AS err,
-           sum(br) FILTER (WHERE rank <= rp) / count(*) FILTER (WHERE rank <= rp) AS pplus
+           ev_from_fixed(sum(ev_to_fixed(gain / ln(rank + 1.0)))) AS msdcg,
+           ev_from_fixed(sum(ev_to_fixed(br))) AS br_sum,
+           ev_from_fixed(sum(ev_to_fixed(c / rank))) AS ap_sum,
+           ev_from_fixed(sum(ev_to_fixed(sat * (gain / (hgain + 1.0)) / rank))) AS err,
+           ev_from_fixed(sum(ev_to_fixed(br)) FILTER (WHERE rank <= rp))
+               / count(*) FILTER (WHERE rank <= rp) AS pplus
     FROM blended
     GROUP BY run_id, topic, key
 )
@@ -187,12 +196,14 @@ WITH per_intent AS (
     JOIN ev_ntd_intent() i ON i.topic = x.topic AND 'I:' || i.intent = x.key
 )
 SELECT b.run_id, b.topic,
-       coalesce(sum(p.prob * p.msndcg), 0.0) AS msndcg, coalesce(sum(p.prob * p.q), 0.0) AS q,
-       coalesce(sum(p.prob * p.ap), 0.0) AS ap, coalesce(sum(p.prob * p.err), 0.0) AS err,
-       coalesce(sum(p.prob * p.nerr), 0.0) AS nerr,
-       coalesce(sum(p.prob * CASE WHEN p.intent_type = 'nav' THEN p.pplus ELSE p.q END), 0.0)
-           AS pplusq,
-       coalesce(sum(p.prob), 0.0) AS sump
+       coalesce(ev_from_fixed(sum(ev_to_fixed(p.prob * p.msndcg))), 0.0) AS msndcg,
+       coalesce(ev_from_fixed(sum(ev_to_fixed(p.prob * p.q))), 0.0) AS q,
+       coalesce(ev_from_fixed(sum(ev_to_fixed(p.prob * p.ap))), 0.0) AS ap,
+       coalesce(ev_from_fixed(sum(ev_to_fixed(p.prob * p.err))), 0.0) AS err,
+       coalesce(ev_from_fixed(sum(ev_to_fixed(p.prob * p.nerr))), 0.0) AS nerr,
+       coalesce(ev_from_fixed(sum(ev_to_fixed(
+           p.prob * CASE WHEN p.intent_type = 'nav' THEN p.pplus ELSE p.q END))), 0.0) AS pplusq,
+       coalesce(ev_from_fixed(sum(ev_to_fixed(p.prob))), 0.0) AS sump
 FROM ev_base() b
 LEFT JOIN per_intent p ON p.run_id = b.run_id AND p.topic = b.topic
 GROUP BY b.run_id, b.topic;

@@ -47,18 +47,22 @@ WHERE j.rel >= 1;
 --      max_level or the topic's highest level over all its intents.
 CREATE OR REPLACE MACRO m_ntd_d_u(snippet, f, l, norm, max_level, missing_length) AS TABLE
 WITH docs AS (
-    SELECT run_id, topic, rank, any_value(len) AS len, sum(prob * gain) AS gg
+    SELECT run_id, topic, rank, any_value(len) AS len,
+           ev_from_fixed(sum(ev_to_fixed(prob * gain))) AS gg
     FROM ev_ntd_u_docs(max_level, missing_length)
     GROUP BY run_id, topic, rank
 ),
 placed AS (
-    SELECT run_id, topic, gg,
-           rank * snippet + f * sum(len) OVER (PARTITION BY run_id, topic ORDER BY rank
-                                               ROWS UNBOUNDED PRECEDING) AS pos
+    SELECT run_id, topic, rank, gg,
+           rank * snippet
+           + f * ev_from_fixed(sum(ev_to_fixed(len)) OVER (PARTITION BY run_id, topic
+                                                           ORDER BY rank
+                                                           ROWS UNBOUNDED PRECEDING)) AS pos
     FROM docs
 ),
 s AS (
-    SELECT run_id, topic, sum(gg * greatest(0.0, 1.0 - pos / l)) AS v
+    SELECT run_id, topic,
+           ev_from_fixed(sum(ev_to_fixed(gg * greatest(0.0, 1.0 - pos / l)))) AS v
     FROM placed GROUP BY run_id, topic
 )
 SELECT b.run_id, b.topic, coalesce(s.v, 0.0) / norm AS value
@@ -76,13 +80,16 @@ LEFT JOIN s ON s.run_id = b.run_id AND s.topic = b.topic;
 --      intent i's own highest level).
 CREATE OR REPLACE MACRO m_ntd_u_ia(snippet, f, l, norm, max_level, missing_length) AS TABLE
 WITH placed AS (
-    SELECT run_id, topic, intent, prob, gain,
-           rank * snippet + f * sum(len) OVER (PARTITION BY run_id, topic, intent ORDER BY rank
-                                               ROWS UNBOUNDED PRECEDING) AS pos
+    SELECT run_id, topic, intent, rank, prob, gain,
+           rank * snippet
+           + f * ev_from_fixed(sum(ev_to_fixed(len)) OVER (PARTITION BY run_id, topic, intent
+                                                           ORDER BY rank
+                                                           ROWS UNBOUNDED PRECEDING)) AS pos
     FROM ev_ntd_u_docs(max_level, missing_length)
 ),
 s AS (
-    SELECT run_id, topic, sum(prob * gain * greatest(0.0, 1.0 - pos / l)) AS v
+    SELECT run_id, topic,
+           ev_from_fixed(sum(ev_to_fixed(prob * gain * greatest(0.0, 1.0 - pos / l)))) AS v
     FROM placed GROUP BY run_id, topic
 )
 SELECT b.run_id, b.topic, coalesce(s.v, 0.0) / norm AS value

@@ -22,6 +22,8 @@
 --   * for a topic whose judgments are all negative trec_eval reuses the level counts of the topic
 --     evaluated before it (stale state in form_res_rels.c); here it has no levels. This shows only
 --     with "-1=g" / "-2=g" gains.
+-- Sums over a list add in rank order (`sum(x ORDER BY rank)`) as trec_eval does; running sums
+-- (DCG(k), IDCG(k), cumulated gains) are exact sums (ev_to_fixed, sql/context.sql).
 -- source: trec_eval 9.0.8 m_G.c, m_ndcg_rel.c, m_Rndcg.c
 
 -- block: ev_gain_table
@@ -100,15 +102,19 @@ ranked AS (
     SELECT topic, gain,
            row_number() OVER (PARTITION BY topic ORDER BY walk_order, copy) AS k
     FROM ideal_docs
+),
+totals AS (                            -- added in ideal order, as trec_eval's loop does
+    SELECT topic, count(*) AS num_ideal, sum(gain ORDER BY k) AS ideal_total
+    FROM ranked GROUP BY topic
 )
-SELECT topic, k, gain,
-       sum(gain / log2(k + 1)) OVER w AS idcg,
-       sum(greatest(gain, 1.0) - 1.0) OVER w AS extra_cost,
-       coalesce(lead(gain) OVER (PARTITION BY topic ORDER BY k) <> gain, true) AS ends_level,
-       count(*) OVER (PARTITION BY topic) AS num_ideal,
-       sum(gain) OVER (PARTITION BY topic) AS ideal_total
-FROM ranked
-WINDOW w AS (PARTITION BY topic ORDER BY k ROWS UNBOUNDED PRECEDING);
+SELECT r.topic, r.k, r.gain,
+       ev_from_fixed(sum(ev_to_fixed(r.gain / log2(r.k + 1))) OVER w) AS idcg,
+       ev_from_fixed(sum(ev_to_fixed(greatest(r.gain, 1.0) - 1.0)) OVER w) AS extra_cost,
+       coalesce(lead(r.gain) OVER (PARTITION BY r.topic ORDER BY r.k) <> r.gain, true)
+           AS ends_level,
+       t.num_ideal, t.ideal_total
+FROM ranked r JOIN totals t ON t.topic = r.topic
+WINDOW w AS (PARTITION BY r.topic ORDER BY r.k ROWS UNBOUNDED PRECEDING);
 
 -- block: ev_gain_lists
 -- The evaluated lists with the length the gain measures see: num_ret, except that trec_eval
@@ -147,8 +153,8 @@ gained AS (
     SELECT * FROM outside_pool
 )
 SELECT run_id, topic, rank, gain,
-       sum(gain) OVER w AS sum_gain,
-       sum(gain / log2(rank + 1)) OVER w AS dcg
+       ev_from_fixed(sum(ev_to_fixed(gain)) OVER w) AS sum_gain,
+       ev_from_fixed(sum(ev_to_fixed(gain / log2(rank + 1))) OVER w) AS dcg
 FROM gained
 WINDOW w AS (PARTITION BY run_id, topic ORDER BY rank ROWS UNBOUNDED PRECEDING);
 
@@ -171,7 +177,7 @@ ideal_totals AS (
     FROM ideal GROUP BY topic
 ),
 contributions AS (                     -- cost(k) = k + extra ideal cost over min(k, Rg) positions
-    SELECT d.run_id, d.topic,
+    SELECT d.run_id, d.topic, d.rank,
            d.gain / log2(2 + d.rank + coalesce(i.extra_cost, t.total_extra_cost, 0)
                          - d.sum_gain) AS g
     FROM ev_gain_ranked(gains) d
@@ -179,7 +185,7 @@ contributions AS (                     -- cost(k) = k + extra ideal cost over mi
     LEFT JOIN ideal_totals t ON t.topic = d.topic
 ),
 summed AS (
-    SELECT run_id, topic, sum(g) AS g FROM contributions GROUP BY run_id, topic
+    SELECT run_id, topic, sum(g ORDER BY rank) AS g FROM contributions GROUP BY run_id, topic
 )
 SELECT b.run_id, b.topic,
        CASE WHEN coalesce(t.ideal_total, 0) > 0 THEN coalesce(s.g, 0) / t.ideal_total
@@ -212,7 +218,7 @@ gained AS (
 ),
 retrieved_rel AS (                     -- ndcg at each retrieved document of positive gain
     SELECT d.run_id, d.topic, count(*) AS num_pos,
-           sum(d.dcg / coalesce(i.idcg, t.idcg_full)) AS ndcg_sum
+           sum(d.dcg / coalesce(i.idcg, t.idcg_full) ORDER BY d.rank) AS ndcg_sum
     FROM gained d
     JOIN topic_ideal t ON t.topic = d.topic
     LEFT JOIN ideal i ON i.topic = d.topic AND i.k = d.rank
@@ -263,20 +269,21 @@ gained AS (
     SELECT * FROM ev_gain_ranked(gains)
 ),
 points AS (                            -- ndcg at each R-level cutoff (DCG frozen at num_ret)
-    SELECT l.run_id, l.topic,
+    SELECT l.run_id, l.topic, e.cutoff AS k,
            coalesce((SELECT arg_max(d.dcg, d.rank) FROM gained d
                      WHERE d.run_id = l.run_id AND d.topic = l.topic
                        AND d.rank <= least(e.cutoff, l.num_ret)), 0) / e.idcg AS ndcg
     FROM ev_gain_lists() l JOIN level_ends e ON e.topic = l.topic
     UNION ALL                          -- the implied last level change at num_ret
-    SELECT l.run_id, l.topic,
+    SELECT l.run_id, l.topic, l.num_ret AS k,
            coalesce((SELECT arg_max(d.dcg, d.rank) FROM gained d
                      WHERE d.run_id = l.run_id AND d.topic = l.topic), 0) / t.idcg_full
     FROM ev_gain_lists() l JOIN ideal_totals t ON t.topic = l.topic
     WHERE l.num_ret > t.num_ideal + 1
 ),
-averaged AS (
-    SELECT run_id, topic, avg(ndcg) AS ndcg FROM points GROUP BY run_id, topic
+averaged AS (                          -- added in rank order, then divided, as trec_eval
+    SELECT run_id, topic, sum(ndcg ORDER BY k) / count(*) AS ndcg
+    FROM points GROUP BY run_id, topic
 )
 SELECT b.run_id, b.topic,
        CASE WHEN b.num_rel = 0 THEN 0.0

@@ -15,6 +15,9 @@
 -- gdeval_ERR (an error names the level: its stop probability would exceed 1). Ranking is the context's (score descending, docno
 -- descending: gdeval's runOrder; scores compared as doubles there, so use trec_eval_version 10
 -- to reproduce gdeval on runs whose scores tie only in float32).
+-- Sums add their terms in rank order, as gdeval's loops do (`sum(x ORDER BY rank)`), and ERR's
+-- running product is exp of the exact running sum of ln(1 - R(i)) (sql/context.sql, ev_to_fixed):
+-- the same bits whatever DuckDB's threads or plan (README "Bit-reproducible scores").
 -- source: gdeval.pl 1.2 (TREC 2012 Web track), subs err and dcg; ir_measures ERR@k and nDCG(dcg='exp-log2')@k; Chapelle et al., CIKM 2009; Järvelin & Kekäläinen, ACM TOIS 2002
 
 -- block: ev_gdeval_gain
@@ -51,13 +54,15 @@ WITH stops AS (
 ),
 reached AS (
     SELECT run_id, topic, rank, stop,
-           coalesce(product(1.0 - stop) OVER (PARTITION BY run_id, topic ORDER BY rank
-                                              ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING),
+           -- prod_{i<r} (1 - R(i)), R(i) < 1 (R <= (2^m - 1)/2^m): exp of an exact sum of logs
+           coalesce(exp(ev_from_fixed(sum(ev_to_fixed(ln(1.0 - stop)))
+                                      OVER (PARTITION BY run_id, topic ORDER BY rank
+                                            ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING))),
                     1.0) AS go_on
     FROM stops
 ),
 summed AS (
-    SELECT run_id, topic, sum(stop * go_on / rank) AS err FROM reached GROUP BY run_id, topic
+    SELECT run_id, topic, sum(stop * go_on / rank ORDER BY rank) AS err FROM reached GROUP BY run_id, topic
 )
 SELECT t.run_id, t.topic, coalesce(s.err, 0.0) AS value
 FROM ev_gdeval_topics() t
@@ -72,13 +77,13 @@ LEFT JOIN summed s ON s.run_id = t.run_id AND s.topic = t.topic;
 -- source: gdeval.pl 1.2 sub dcg; ir_measures nDCG(dcg='exp-log2')@k; Järvelin & Kekäläinen, ACM TOIS 2002; Burges et al., ICML 2005
 CREATE OR REPLACE MACRO m_gdeval_ndcg(cutoff) AS TABLE
 WITH dcg AS (
-    SELECT run_id, topic, sum(ev_gdeval_gain(rel, 1000) / log2(rank + 1)) AS dcg
+    SELECT run_id, topic, sum(ev_gdeval_gain(rel, 1000) / log2(rank + 1) ORDER BY rank) AS dcg
     FROM ev_ranked
     WHERE rank <= cutoff AND rel > 0
     GROUP BY run_id, topic
 ),
 ideal AS (
-    SELECT topic, sum(ev_gdeval_gain(rel, 1000) / log2(pos + 1)) AS idcg
+    SELECT topic, sum(ev_gdeval_gain(rel, 1000) / log2(pos + 1) ORDER BY pos) AS idcg
     FROM (SELECT topic, rel, row_number() OVER (PARTITION BY topic ORDER BY rel DESC) AS pos
           FROM ev_judgment WHERE rel > 0)
     WHERE pos <= cutoff

@@ -49,7 +49,7 @@ SELECT b.run_id, b.topic,
             THEN CAST('NaN' AS DOUBLE) ELSE coalesce(x.s, 0) / len(recall_levels) END AS value
 FROM ev_base() b
 LEFT JOIN (
-    SELECT run_id, topic, sum(p) AS s
+    SELECT run_id, topic, sum(p ORDER BY level) AS s
     FROM (
         SELECT r.run_id, r.topic, lv.level, max(r.rel_so_far / r.rank) AS p
         FROM ev_relevant r

@@ -3,6 +3,8 @@
 -- a measure written without @k in ir_measures). The ranking is trec_eval's (score descending,
 -- docno descending); ir_measures' judged, msmarco and compat providers break score ties by docno
 -- ascending instead, which can change a value only when scores tie.
+-- Compat's sums add their terms in depth order (`sum(x ORDER BY d)`): the same bits whatever
+-- DuckDB's threads or plan (README "Bit-reproducible scores").
 -- source: ir_measures (MacAvaney, Macdonald & Ounis, ECIR 2022), providers judged, msmarco, accuracy, compat, pytrec_eval
 
 -- block: ev_depth
@@ -113,13 +115,14 @@ depths AS (
 ),
 overlap AS (
     SELECT s.run_id, s.topic, s.d, s.num_rel,
-           sum(coalesce(e.n, 0)) OVER (PARTITION BY s.run_id, s.topic ORDER BY s.d) AS shared
+           sum(CAST(coalesce(e.n, 0) AS BIGINT)) OVER (PARTITION BY s.run_id, s.topic ORDER BY s.d) AS shared
     FROM depths s
     LEFT JOIN entering e ON e.run_id = s.run_id AND e.topic = s.topic AND e.joins_at = s.d
 ),
 rbo AS (
-    SELECT run_id, topic, sum(pow(p, d - 1) * shared / d) AS score,
-           sum(pow(p, d - 1) * least(d, num_rel) / d) AS best, sum(pow(p, d - 1)) AS weight
+    SELECT run_id, topic, sum(pow(p, d - 1) * shared / d ORDER BY d) AS score,
+           sum(pow(p, d - 1) * least(d, num_rel) / d ORDER BY d) AS best,
+           sum(pow(p, d - 1) ORDER BY d) AS weight
     FROM overlap GROUP BY run_id, topic
 )
 SELECT b.run_id, b.topic,

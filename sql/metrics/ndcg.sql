@@ -16,11 +16,12 @@ WITH gained AS (
     WHERE cutoff IS NULL OR r.rank <= cutoff
 ),
 dcg AS (
-    SELECT run_id, topic, sum(gain / log2(rank + 1)) AS dcg FROM gained WHERE gain <> 0
+    SELECT run_id, topic, sum(gain / log2(rank + 1) ORDER BY rank) AS dcg
+    FROM gained WHERE gain <> 0
     GROUP BY run_id, topic
 ),
 ideal AS (
-    SELECT topic, sum(gain / log2(rank + 1)) AS idcg
+    SELECT topic, sum(gain / log2(rank + 1) ORDER BY rank) AS idcg
     FROM (
         SELECT topic, gain, row_number() OVER (PARTITION BY topic ORDER BY gain DESC) AS rank
         FROM (SELECT topic,

@@ -42,7 +42,8 @@ WITH l AS (
     WHERE rel >= 0
 ),
 pen AS (
-    SELECT a.run_id, a.topic, a.rank, sum((a.g - b.g) / a.g) AS s
+    SELECT a.run_id, a.topic, a.rank,
+           ev_from_fixed(sum(ev_to_fixed((a.g - b.g) / a.g))) AS s
     FROM l a JOIN l b ON b.run_id = a.run_id AND b.topic = a.topic AND b.rank < a.rank
                      AND b.g < a.g
     WHERE a.g > 0
@@ -59,15 +60,18 @@ CREATE OR REPLACE MACRO ntcir_bpref_sums(gains) AS TABLE
 WITH ideal AS (SELECT topic, max(icg) AS cg_r FROM ntcir_ideal(gains) GROUP BY topic),
 s AS (
     SELECT x.run_id, x.topic,
-           sum(1.0 - least(b.num_rel, x.n) / nullif(least(b.num_rel, b.num_nonrel), 0)) AS b,
-           sum(1.0 - least(b.num_rel, x.n) / b.num_rel) AS b_r,
-           sum(1.0 - x.n / nullif(b.num_nonrel, 0)) AS b_n,
-           sum(CASE WHEN x.rank > 1 THEN 1.0 - x.n / (x.rank - 1) ELSE 0.0 END) AS b_rel,
-           sum(x.g * (1.0 - x.penalty
-                               / nullif(b.num_rel + b.num_nonrel - i.cg_r / b.gmax, 0))) AS r_n,
-           sum(x.g * CASE WHEN x.rank > 1 THEN 1.0 - x.penalty / (x.rank - 1) ELSE 0.0 END)
+           ev_from_fixed(sum(ev_to_fixed(
+               1.0 - least(b.num_rel, x.n) / nullif(least(b.num_rel, b.num_nonrel), 0)))) AS b,
+           ev_from_fixed(sum(ev_to_fixed(1.0 - least(b.num_rel, x.n) / b.num_rel))) AS b_r,
+           ev_from_fixed(sum(ev_to_fixed(1.0 - x.n / nullif(b.num_nonrel, 0)))) AS b_n,
+           ev_from_fixed(sum(ev_to_fixed(
+               CASE WHEN x.rank > 1 THEN 1.0 - x.n / (x.rank - 1) ELSE 0.0 END))) AS b_rel,
+           ev_from_fixed(sum(ev_to_fixed(x.g * (1.0 - x.penalty
+                               / nullif(b.num_rel + b.num_nonrel - i.cg_r / b.gmax, 0))))) AS r_n,
+           ev_from_fixed(sum(ev_to_fixed(
+               x.g * CASE WHEN x.rank > 1 THEN 1.0 - x.penalty / (x.rank - 1) ELSE 0.0 END)))
                AS r_rel,
-           sum(x.g * (1.0 - x.penalty / x.rank)) AS r_rel2
+           ev_from_fixed(sum(ev_to_fixed(x.g * (1.0 - x.penalty / x.rank)))) AS r_rel2
     FROM ntcir_bpref_rows(gains) x
     JOIN ntcir_base(gains) b ON b.run_id = x.run_id AND b.topic = x.topic
     JOIN ideal i ON i.topic = x.topic

@@ -57,8 +57,9 @@ FROM ntcir_sums(gains, 1.0, gamma, 0.95, rbu_p, 2.0, cutoff);
 CREATE OR REPLACE MACRO ntcir_ncugu(gains, beta) AS TABLE
 WITH s AS (
     SELECT run_id, topic,
-           sum((CAST(c AS DOUBLE) / rank) * g) FILTER (WHERE g > 0) AS p_sum,
-           sum(br * g) FILTER (WHERE g > 0) AS br_sum
+           ev_from_fixed(sum(ev_to_fixed((CAST(c AS DOUBLE) / rank) * g)) FILTER (WHERE g > 0))
+               AS p_sum,
+           ev_from_fixed(sum(ev_to_fixed(br * g)) FILTER (WHERE g > 0)) AS br_sum
     FROM ntcir_list(gains, beta) GROUP BY run_id, topic
 ),
 norm AS (SELECT topic, max(icg) AS su FROM ntcir_ideal(gains) GROUP BY topic)

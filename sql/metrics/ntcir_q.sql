@@ -133,7 +133,8 @@ FROM ntcir_sums(gains, beta, 0.95, 0.95, 0.99, 2.0, cutoff);
 CREATE OR REPLACE MACRO m_ntcir_r(gains, beta) AS TABLE
 WITH ideal AS (SELECT topic, max(icg) AS icg FROM ntcir_ideal(gains) GROUP BY topic),
 top AS (
-    SELECT run_id, topic, sum(g) AS cg, count(*) FILTER (WHERE rel >= 1) AS c
+    SELECT run_id, topic, ev_from_fixed(sum(ev_to_fixed(g))) AS cg,
+           count(*) FILTER (WHERE rel >= 1) AS c
     FROM ntcir_list(gains, beta) WHERE rank <= num_rel GROUP BY run_id, topic
 )
 SELECT b.run_id, b.topic,

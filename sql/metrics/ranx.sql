@@ -5,6 +5,8 @@
 -- ranx's other names are measures irw already has: hit_rate@k = success.k, mrr@k =
 -- recip_rank_cut.k, precision@k = P.k, recall@k = recall.k, map@k = map_cut.k, ndcg@k =
 -- ndcg_cut.k, r-precision = Rprec, bpref = bpref (docs/peers.md).
+-- Sums add their terms in rank order, as ranx's loops do (`sum(x ORDER BY rank)`): the same bits
+-- whatever DuckDB's threads or plan (README "Bit-reproducible scores").
 -- source: ranx (Bassani, ECIR 2022) ranx.metrics dcg, dcg_burges, ndcg_burges, hits, f1
 
 -- block: ev_ranx_gained
@@ -22,7 +24,7 @@ WHERE is_rel AND (cutoff = 0 OR rank <= cutoff) AND ev_cutoff_ok(cutoff);
 CREATE OR REPLACE MACRO ev_ranx_dcg(cutoff, exponential) AS TABLE
 SELECT b.run_id, b.topic, coalesce(x.dcg, 0.0) AS dcg
 FROM ev_base() b
-LEFT JOIN (SELECT run_id, topic, sum(gain / log2(rank + 1)) AS dcg
+LEFT JOIN (SELECT run_id, topic, sum(gain / log2(rank + 1) ORDER BY rank) AS dcg
            FROM ev_ranx_gained(cutoff, exponential) GROUP BY run_id, topic) x
        ON x.run_id = b.run_id AND x.topic = b.topic;
 
@@ -60,7 +62,7 @@ WITH relevant AS (
 ),
 ideal AS (
     -- ev_topic's R documents are the relevant ones; the others are ranked after them
-    SELECT r.topic, sum((pow(2.0, r.rel) - 1) / log2(r.pos + 1)) AS idcg
+    SELECT r.topic, sum((pow(2.0, r.rel) - 1) / log2(r.pos + 1) ORDER BY r.pos) AS idcg
     FROM relevant r JOIN ev_topic t ON t.topic = r.topic
     WHERE r.pos <= t.num_rel AND (cutoff = 0 OR r.pos <= cutoff)
     GROUP BY r.topic

@@ -26,7 +26,8 @@ gained AS (
 )
 SELECT b.run_id, b.topic, (1.0 - p) * coalesce(x.s, 0) AS value
 FROM ev_base() b
-LEFT JOIN (SELECT run_id, topic, sum(gain * pow(p, rank - 1)) AS s FROM gained
+LEFT JOIN (SELECT run_id, topic, sum(gain * pow(p, rank - 1) ORDER BY rank) AS s
+           FROM gained
            GROUP BY run_id, topic) x ON x.run_id = b.run_id AND x.topic = b.topic;
 
 -- measure: rbp_resid
@@ -48,6 +49,7 @@ SELECT b.run_id, b.topic,
             WHEN b.num_ret > coalesce(x.judged, 0) THEN 1.0 - (1.0 - p) * coalesce(x.s, 0)
             ELSE 0 END AS value
 FROM ev_base() b
-LEFT JOIN (SELECT run_id, topic, count(*) AS judged, sum(pow(p, rank - 1)) AS s
+LEFT JOIN (SELECT run_id, topic, count(*) AS judged,
+                  sum(pow(p, rank - 1) ORDER BY rank) AS s
            FROM ev_ranked WHERE rel >= 0 GROUP BY run_id, topic) x
        ON x.run_id = b.run_id AND x.topic = b.topic;

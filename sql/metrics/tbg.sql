@@ -25,10 +25,13 @@
 CREATE OR REPLACE MACRO ev_tbg_times(t_s, p_click_rel, p_click_nonrel, td_slope,
                                           td_intercept, missing_length) AS TABLE
 SELECT run_id, topic, rank, is_rel,
-       coalesce(sum(t_s + CASE WHEN is_rel THEN p_click_rel ELSE p_click_nonrel END
-                          * (td_slope * coalesce(length_words, missing_length) + td_intercept))
+       -- an exact running sum (ev_to_fixed, sql/context.sql): the same bits for every run; the
+       -- sums below are exact too
+       coalesce(ev_from_fixed(sum(ev_to_fixed(
+                    t_s + CASE WHEN is_rel THEN p_click_rel ELSE p_click_nonrel END
+                          * (td_slope * coalesce(length_words, missing_length) + td_intercept)))
                     OVER (PARTITION BY run_id, topic ORDER BY rank
-                          ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0.0) AS t_reach
+                          ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)), 0.0) AS t_reach
 FROM ev_listed;
 
 -- measure: TBG
@@ -44,7 +47,8 @@ FROM ev_listed;
 --      td_intercept)), L = length in words (doc table; missing_length when absent).
 CREATE OR REPLACE MACRO m_tbg(t_s, half_life, p_click_rel, p_click_nonrel, gain, td_slope, td_intercept, missing_length) AS TABLE
 WITH s AS (
-    SELECT run_id, topic, sum(gain * exp(-t_reach * ln(2.0) / half_life)) AS v
+    SELECT run_id, topic,
+           ev_from_fixed(sum(ev_to_fixed(gain * exp(-t_reach * ln(2.0) / half_life)))) AS v
     FROM ev_tbg_times(t_s, p_click_rel, p_click_nonrel, td_slope, td_intercept, missing_length)
     WHERE is_rel
     GROUP BY run_id, topic

@@ -24,8 +24,9 @@
 CREATE OR REPLACE MACRO ev_u_positions(snippet, f, missing_length) AS TABLE
 SELECT run_id, topic, rank, rel,
        rank * snippet
-       + f * sum(coalesce(length_chars, missing_length))
-             OVER (PARTITION BY run_id, topic ORDER BY rank ROWS UNBOUNDED PRECEDING) AS pos
+       + f * ev_from_fixed(sum(ev_to_fixed(coalesce(length_chars, missing_length)))
+                           OVER (PARTITION BY run_id, topic ORDER BY rank
+                                 ROWS UNBOUNDED PRECEDING)) AS pos
 FROM ev_listed
 WHERE rel >= 1;
 
@@ -45,9 +46,9 @@ WITH top_level AS (
 ),
 s AS (
     SELECT p.run_id, p.topic,
-           sum((pow(2.0, p.rel) - 1.0)
+           ev_from_fixed(sum(ev_to_fixed((pow(2.0, p.rel) - 1.0)
                / pow(2.0, CASE WHEN max_level > 0 THEN max_level ELSE t.h END)
-               * greatest(0.0, 1.0 - p.pos / l)) AS v
+               * greatest(0.0, 1.0 - p.pos / l)))) AS v
     FROM ev_u_positions(snippet, f, missing_length) p
     JOIN top_level t ON t.topic = p.topic
     GROUP BY p.run_id, p.topic

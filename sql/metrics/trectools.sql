@@ -9,6 +9,9 @@
 -- negative level (trectools drops such lines when it reads a qrels). trectools averages over the run's
 -- topics (get_rbp) or the qrels' topics (get_urbp); irw over the evaluated topics, so use -c
 -- for the qrels' topics.
+-- Sums are exact (ev_from_fixed(sum(ev_to_fixed(x))), sql/context.sql; trectools adds with
+-- pandas, in no rank order), a tie group's mean weight its exact sum over its size: the same
+-- bits whatever DuckDB's threads or plan (README "Bit-reproducible scores").
 -- source: trectools (Palotti, Scells & Zuccon, SIGIR 2019) TrecEval.get_rbp, get_urbp, get_alpha_urbp; Moffat & Zobel, ACM TOIS 2008; Zuccon, ECIR 2016
 
 -- block: ev_trectools_weighted
@@ -32,9 +35,11 @@ grouped AS (
     FROM listed
 )
 SELECT run_id, topic, rank, doc, rel, is_rel,
-       CASE WHEN ties <> 0 THEN avg(weight) OVER (PARTITION BY run_id, topic, tie_group)
+       CASE WHEN ties <> 0
+                THEN ev_from_fixed(sum(ev_to_fixed(weight)) OVER tied) / count(*) OVER tied
             ELSE weight END AS weight
-FROM grouped;
+FROM grouped
+WINDOW tied AS (PARTITION BY run_id, topic, tie_group);
 
 -- block: ev_trectools_rbp
 -- sum over the relevant documents of the top depth of weight * (level if graded) * factor, the
@@ -69,7 +74,7 @@ credited AS (
 )
 SELECT b.run_id, b.topic, coalesce(x.s, 0.0) AS value
 FROM ev_base() b
-LEFT JOIN (SELECT run_id, topic, sum(credit) AS s FROM credited GROUP BY run_id, topic) x
+LEFT JOIN (SELECT run_id, topic, ev_from_fixed(sum(ev_to_fixed(credit))) AS s FROM credited GROUP BY run_id, topic) x
        ON x.run_id = b.run_id AND x.topic = b.topic
 WHERE ev_require((SELECT n FROM known) > 0, 'other_qrels: no qrels with id ' || other_qrels);
 
@@ -99,7 +104,8 @@ FROM ev_trectools_rbp(p, depth, graded, ties, 0, 0, 1.0, 0, 0.0, 1.0);
 CREATE OR REPLACE MACRO m_trectools_rbp_resid(p, depth, ties) AS TABLE
 SELECT b.run_id, b.topic, coalesce(x.s, 0.0) + pow(p, depth) AS value
 FROM ev_base() b
-LEFT JOIN (SELECT run_id, topic, sum(weight) AS s FROM ev_trectools_weighted(p, depth, ties)
+LEFT JOIN (SELECT run_id, topic, ev_from_fixed(sum(ev_to_fixed(weight))) AS s
+           FROM ev_trectools_weighted(p, depth, ties)
            WHERE rel IS NULL OR rel < 0 GROUP BY run_id, topic) x
        ON x.run_id = b.run_id AND x.topic = b.topic;
 

@@ -44,7 +44,7 @@ SELECT q.run, q.session, any_value(q.topic) AS session_topic, count(*) AS querie
        sum(q.shown) AS shown, sum(q.clicks) AS clicks,
        count(*) FILTER (WHERE q.abandoned) AS abandoned_queries,
        count(*) FILTER (WHERE q.sat_clicks > 0) AS satisfied_queries,
-       sum(q.mean_click_rank * q.clicks) AS clicked_rank_sum,
+       sum(q.mean_click_rank * q.clicks ORDER BY q.query_no) AS clicked_rank_sum,
        min(q.first_click_time) AS first_click_time
 FROM irw_click_queries(campaign := campaign, run := run, cutoff := cutoff,
                        threshold := threshold) q
@@ -160,8 +160,10 @@ snippets AS (
 )
 SELECT n.run, n.run_id, n.session, n.topic, n.query_no, n.rank, n.doc, n.k, n.new_snippets,
        n.length_chars,
-       sum(snippet * n.new_snippets + f * coalesce(n.length_chars, missing_length)) OVER (
-           PARTITION BY n.run_id, n.session ORDER BY n.k ROWS UNBOUNDED PRECEDING) AS pos
+       -- an exact running sum (ev_to_fixed, sql/context.sql): the same bits for every run
+       ev_from_fixed(sum(ev_to_fixed(snippet * n.new_snippets
+                                     + f * coalesce(n.length_chars, missing_length))) OVER (
+           PARTITION BY n.run_id, n.session ORDER BY n.k ROWS UNBOUNDED PRECEDING)) AS pos
 FROM snippets n;
 
 -- measure: U_click
@@ -178,7 +180,7 @@ CREATE OR REPLACE MACRO irw_click_u(campaign := NULL, run := NULL, traversal := 
                                     gain := 0.5, snippet := 200.0, f := 0.2, l := 132000.0,
                                     missing_length := 0.0) AS TABLE
 WITH u AS (
-    SELECT p.run, p.session, sum(gain * greatest(0.0, 1.0 - p.pos / l)) AS v
+    SELECT p.run, p.session, sum(gain * greatest(0.0, 1.0 - p.pos / l) ORDER BY p.k) AS v
     FROM irw_click_positions(campaign := campaign, run := run, traversal := traversal,
                              snippet := snippet, f := f, missing_length := missing_length) p
     GROUP BY p.run, p.session
@@ -214,7 +216,7 @@ u AS (
                     THEN (pow(2.0, j.rel) - 1.0)
                          / pow(2.0, CASE WHEN max_level > 0 THEN max_level ELSE t.h END)
                     ELSE 0.0 END
-               * greatest(0.0, 1.0 - p.pos / l)) AS v
+               * greatest(0.0, 1.0 - p.pos / l) ORDER BY p.k) AS v
     FROM irw_click_positions(campaign := campaign, run := run, traversal := traversal,
                              snippet := snippet, f := f, missing_length := missing_length) p
     LEFT JOIN judged j ON j.topic = p.topic AND j.doc = p.doc

@@ -150,7 +150,8 @@ SELECT l.run, l.session AS topic, l.topic AS session_topic,
                                               WHEN rank_in = 'session' THEN l.r_session
                                               ELSE error('rank_in must be ''session'' or '
                                                          || '''query''') END,
-                                         bq, b, discount)) AS value
+                                         bq, b, discount)
+           ORDER BY l.r_session) AS value
 FROM lists l
 WHERE l.topic IN (SELECT topic FROM judged_topics)
 GROUP BY l.run, l.session, l.topic;
@@ -194,7 +195,9 @@ slots AS (   -- the ideal session's (qnum, r, ideal rank) positions
                ELSE error('ideal must be ''single'' or ''per_query''') END
 ),
 best AS (
-    SELECT p.run, p.session, sum(i.gain / irw_session_discount(p.qnum, p.r, bq, b, discount)) AS v
+    SELECT p.run, p.session,
+           sum(i.gain / irw_session_discount(p.qnum, p.r, bq, b, discount)
+               ORDER BY p.qnum, p.r, p.irank) AS v
     FROM slots p
     JOIN irw_session_ideal(campaign := campaign, qrels := qrels, gains := gains) i
       ON i.topic = p.topic AND i.irank = p.irank

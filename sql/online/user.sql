@@ -152,7 +152,8 @@ SELECT *, least(known_rel, rel_listed) AS found_by_then FROM agg;
 -- source: Baeza-Yates & Ribeiro-Neto (2011) ch. 4 "User-oriented measures" (Korfhage 1997).
 CREATE OR REPLACE MACRO irw_coverage(campaign := NULL, run := NULL, qrels := NULL,
                                      cutoff := NULL, relevance_level := 1) AS TABLE
-SELECT k.run, k.topic, avg(k.known_rel_listed / k.known_rel) AS value, count(*) AS users
+SELECT k.run, k.topic, avg(k.known_rel_listed / k.known_rel ORDER BY k."user") AS value,
+       count(*) AS users
 FROM irw_known_counts(campaign := campaign, run := run, qrels := qrels, cutoff := cutoff,
                       relevance_level := relevance_level) k
 WHERE k.known_rel > 0
@@ -167,7 +168,8 @@ GROUP BY k.run, k.topic;
 -- source: Baeza-Yates & Ribeiro-Neto (2011) ch. 4 "User-oriented measures".
 CREATE OR REPLACE MACRO irw_novelty(campaign := NULL, run := NULL, qrels := NULL,
                                     cutoff := NULL, relevance_level := 1) AS TABLE
-SELECT k.run, k.topic, avg((k.rel_listed - k.known_rel_listed) / k.rel_listed) AS value,
+SELECT k.run, k.topic,
+       avg((k.rel_listed - k.known_rel_listed) / k.rel_listed ORDER BY k."user") AS value,
        count(*) AS users
 FROM irw_known_counts(campaign := campaign, run := run, qrels := qrels, cutoff := cutoff,
                       relevance_level := relevance_level) k
@@ -184,7 +186,7 @@ GROUP BY k.run, k.topic;
 -- source: Baeza-Yates & Ribeiro-Neto (2011) ch. 4 "User-oriented measures".
 CREATE OR REPLACE MACRO irw_relative_recall(campaign := NULL, run := NULL, qrels := NULL,
                                             cutoff := NULL, relevance_level := 1) AS TABLE
-SELECT k.run, k.topic, avg(k.rel_listed / k.known_rel) AS value, count(*) AS users
+SELECT k.run, k.topic, avg(k.rel_listed / k.known_rel ORDER BY k."user") AS value, count(*) AS users
 FROM irw_known_counts(campaign := campaign, run := run, qrels := qrels, cutoff := cutoff,
                       relevance_level := relevance_level) k
 WHERE k.known_rel > 0
@@ -201,7 +203,8 @@ GROUP BY k.run, k.topic;
 -- source: Baeza-Yates & Ribeiro-Neto (2011) ch. 4 "User-oriented measures".
 CREATE OR REPLACE MACRO irw_recall_effort(campaign := NULL, run := NULL, qrels := NULL,
                                           cutoff := NULL, relevance_level := 1) AS TABLE
-SELECT k.run, k.topic, avg(k.found_by_then / k.examined) AS value, count(*) AS users
+SELECT k.run, k.topic, avg(k.found_by_then / k.examined ORDER BY k."user") AS value,
+       count(*) AS users
 FROM irw_known_counts(campaign := campaign, run := run, qrels := qrels, cutoff := cutoff,
                       relevance_level := relevance_level) k
 WHERE k.known_rel > 0

@@ -22,7 +22,8 @@ WITH nset AS (
                                      ROWS UNBOUNDED PRECEDING) AS ideal_pos
     FROM nugget n JOIN nset USING (qrels_id)
 ), ideal AS (
-    SELECT topic, sum(weight * greatest(0, patience - ideal_pos)) AS denominator
+    SELECT topic, sum(weight * greatest(0, patience - ideal_pos) ORDER BY ideal_pos, unit)
+               AS denominator
     FROM gold GROUP BY topic
 ), first_match AS (
     SELECT m.run_id, m.topic, m.unit,
@@ -39,7 +40,7 @@ WITH nset AS (
     SELECT DISTINCT run_id, topic FROM first_match
 ), per_run AS (
     SELECT a.run_id, a.topic,
-           coalesce(sum(g.weight * greatest(0, patience - f.pos)), 0) AS gain,
+           coalesce(sum(g.weight * greatest(0, patience - f.pos) ORDER BY f.unit), 0) AS gain,
            coalesce(sum(g.vital_length) FILTER (WHERE f.unit IS NOT NULL), 0) AS vital_chars
     FROM answered a
     LEFT JOIN first_match f ON f.run_id = a.run_id AND f.topic = a.topic
@@ -133,7 +134,7 @@ WITH nset AS (
     SELECT DISTINCT run_id, topic FROM first_match
 )
 SELECT r.name AS run, a.topic,
-       coalesce(sum(n.weight * greatest(0, 1 - f.pos / patience)), 0) AS value
+       coalesce(sum(n.weight * greatest(0, 1 - f.pos / patience) ORDER BY f.unit), 0) AS value
 FROM answered a JOIN run r ON r.run_id = a.run_id
 LEFT JOIN first_match f ON f.run_id = a.run_id AND f.topic = a.topic
 LEFT JOIN nugget n ON n.qrels_id = (SELECT qrels_id FROM nset) AND n.topic = f.topic
@@ -190,13 +191,13 @@ WITH nset AS (
     SELECT p.run_id, p.topic, p.intent,
            sum(CASE WHEN p.kind = 'iunit' AND p.occurrence = 1
                     THEN coalesce(w.importance, 0) * greatest(0, 1 - p.pos / patience)
-                    ELSE 0 END) AS u
+                    ELSE 0 END ORDER BY p.k1, p.k2, p.kind, p.unit) AS u
     FROM positioned p
     LEFT JOIN nugget_intent w ON w.qrels_id = (SELECT qrels_id FROM nset) AND w.topic = p.topic
                              AND w.intent = p.intent AND w.unit = p.unit
     GROUP BY p.run_id, p.topic, p.intent
 )
-SELECT r.name AS run, u.topic, sum(i.probability * u.u) AS value
+SELECT r.name AS run, u.topic, sum(i.probability * u.u ORDER BY u.intent) AS value
 FROM u JOIN intent i ON i.topic = u.topic AND i.intent = u.intent
 JOIN run r ON r.run_id = u.run_id CROSS JOIN guard
 WHERE guard.ok = 1

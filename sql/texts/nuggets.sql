@@ -39,7 +39,8 @@ WITH nset AS (
     SELECT DISTINCT m.run_id, m.topic, m.unit FROM nugget_match m JOIN nset USING (qrels_id)
 ), per_run AS (
     SELECT a.run_id, a.topic,
-           coalesce(sum(g.weight) FILTER (WHERE mt.unit IS NOT NULL), 0) AS matched_weight,
+           coalesce(sum(g.weight ORDER BY g.unit) FILTER (WHERE mt.unit IS NOT NULL), 0)
+               AS matched_weight,
            count(mt.unit) AS num_matched
     FROM answered a
     JOIN gold g ON g.topic = a.topic
@@ -47,8 +48,8 @@ WITH nset AS (
     GROUP BY a.run_id, a.topic
 ), scored AS (
     SELECT p.run_id, p.topic,
-           p.matched_weight / nullif((SELECT sum(weight) FROM gold g WHERE g.topic = p.topic), 0)
-               AS w_rec,
+           p.matched_weight / nullif((SELECT sum(weight ORDER BY unit) FROM gold g
+                                      WHERE g.topic = p.topic), 0) AS w_rec,
            CASE WHEN l.num_chars IS NULL
                 THEN error(concat('no output length for run ', r.name, ' topic ', p.topic))
                 WHEN l.num_chars <= allowance * p.num_matched THEN 1.0
@@ -117,7 +118,8 @@ WITH nset AS (
     WHERE l.topic IN (SELECT topic FROM gold)
 ), per_run AS (
     SELECT a.run_id, a.topic,
-           sum(g.weight * coalesce(b.m, 0)) / nullif(sum(g.weight), 0) AS w_rec,
+           sum(g.weight * coalesce(b.m, 0) ORDER BY g.unit)
+               / nullif(sum(g.weight ORDER BY g.unit), 0) AS w_rec,
            count(*) FILTER (WHERE b.m > 0) AS num_matched
     FROM answered a JOIN gold g ON g.topic = a.topic
     LEFT JOIN best b ON b.run_id = a.run_id AND b.topic = a.topic AND b.unit = g.unit

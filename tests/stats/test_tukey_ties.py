@@ -159,18 +159,28 @@ def test_the_rules_differ_on_ties_and_agree_without_them():
 
 
 def test_identical_runs_under_gt():
-    """'>=' keeps ASL = 1 for two identical runs; '>' gives the share of non-zero ranges."""
+    """Identical runs get ASL 1 under both rules (issue 23: no difference is no evidence of one).
+    Counted, '>' would give 0: every row (x_i, x_i) is the same in either order, so every
+    permuted range is 0 = the observed difference and '>' counts none of them; the rule for
+    identical runs overrides that count, and leaves every other pair to the rule."""
     x = np.array([0.1, 0.5, 0.3, 0.0])
+    y = np.array([0.2, 0.5, 0.1, 0.1])
     matrix = np.column_stack([x, x])
     permutations = every_permutation(4, 2)                  # 2^4 = 16
     ge = tukey_hsd(matrix, B=16, permuter=replay(permutations))
     gt = tukey_hsd(matrix, B=16, permuter=replay(permutations), tie_rule="gt")
-    assert ge.pvalues[0, 1] == 1.0
-    # a row (x_i, x_i) is the same in either order: every permuted matrix is the original, every
-    # range is 0 = the observed difference; '>' counts none of them and calls the two identical
-    # runs significantly different (ASL 0), one reason '>=' is the default
-    assert gt.pvalues[0, 1] == 0.0
+    assert ge.pvalues[0, 1] == gt.pvalues[0, 1] == 1.0
     assert np.all(np.diag(gt.pvalues) == 1.0)
+    # with a third run, the identical pair stays at 1 and the others follow each rule
+    matrix = np.column_stack([x, x, y])
+    permutations = every_permutation(4, 3)                  # 6^4 = 1296
+    ge = tukey_hsd(matrix, B=1296, permuter=replay(permutations))
+    gt = tukey_hsd(matrix, B=1296, permuter=replay(permutations), tie_rule="gt")
+    assert ge.pvalues[0, 1] == gt.pvalues[0, 1] == 1.0
+    expected_ge = slow_tukey_exact(matrix, permutations, "ge")
+    expected_gt = slow_tukey_exact(matrix, permutations, "gt")
+    assert ge.pvalues[0, 2] == expected_ge[0, 2] and gt.pvalues[0, 2] == expected_gt[0, 2]
+    assert gt.pvalues[0, 2] < ge.pvalues[0, 2]              # ties do occur here
 
 
 def test_tie_rule_options():

@@ -25,8 +25,8 @@ import pytest
 
 from irwarehouse.api import Warehouse
 from irwarehouse.engine.evaluate import EvalOptions, evaluate, evaluate_macros, macro_call
-from irwarehouse.measures import MeasureRequest, number, parse_measures, registry
-from irwarehouse.measures.values import header_default
+from irwarehouse.measures import MeasureRequest, parse_measures, registry
+from tests.helpers.catalog import default_request
 from tests.helpers.paths import DATA, TEST_DATA
 
 TREC_EVAL = TEST_DATA / "trec_eval"
@@ -85,18 +85,6 @@ def _campaign(mdef) -> str:
     return "div" if mdef.family.startswith("diversity") else "sample"
 
 
-def _default_request(mdef) -> MeasureRequest:
-    """The measure with its default parameters (one value of a list default: 10 if listed)."""
-    args = []
-    for p in mdef.params:
-        if p.is_list_default:
-            values = p.default.split(",")
-            args.append(number("10" if "10" in values else values[0], p.type, mdef.name))
-        else:
-            args.append(header_default(p))
-    return MeasureRequest(mdef, tuple(args), mdef.name)
-
-
 def _engine_rows(con, campaign: str, req: MeasureRequest, opts: EvalOptions) -> dict:
     """(run, topic) -> value or text, computed by evaluate() on materialised context tables."""
     qid = con.execute("SELECT qrels_id FROM ev_make_scope(?, NULL)", [campaign]).fetchone()[0]
@@ -138,7 +126,7 @@ def _walk(path: Path, opts: EvalOptions, measures=None) -> list[str]:
                 continue
             mdef = reg[measure]
             assert macro == mdef.macro
-            req = _default_request(mdef)
+            req = default_request(mdef)
             engine = _engine_rows(wh.con, _campaign(mdef), req, opts)
             sql = _macro_rows(wh.con, _campaign(mdef), req, opts)
             assert engine, measure

@@ -1,0 +1,54 @@
+"""The `irw` console script. It installs a Ctrl-C handler before anything heavy is imported, so
+that Ctrl-C at any moment (while the command line is read, before a command's own handler is
+installed, or after it is removed: store.interrupts) exits 130 with one line rather than a
+traceback of the import under way."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+
+
+def _early_interrupt(signum, frame) -> None:
+    """Ctrl-C outside a command's guarded body: nothing is being written at this moment; say
+    what the command kept before, if it kept anything."""
+    interrupts = sys.modules.get("irwarehouse.store.interrupts")
+    summary = interrupts.summary() if interrupts else "nothing was written"
+    try:
+        sys.stderr.write(f"irw: interrupted; {summary}\n")
+        sys.stderr.flush()
+    finally:
+        os._exit(130)
+
+
+def main() -> None:
+    """Run `irw`. The process ends with os._exit once the command is done (its files closed,
+    its output flushed): Python's own shutdown, during which a Ctrl-C would kill the process
+    with no word, is skipped."""
+    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        from .cli import main as cli_main  # embedded: leave the host's handler alone
+        cli_main()
+        return
+    signal.signal(signal.SIGINT, _early_interrupt)
+    from .cli import main as cli_main
+    try:
+        cli_main()
+        code = 0
+    except SystemExit as exc:
+        code = _exit_code(exc.code)
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BrokenPipeError:                 # `irw ... | head`: the reader left
+        pass
+    os._exit(code)
+
+
+def _exit_code(code) -> int:
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    sys.stderr.write(f"{code}\n")
+    return 1

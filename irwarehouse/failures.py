@@ -1,0 +1,110 @@
+"""Every failure as one line and an exit code (docs/reliability.md lists the promises).
+
+`describe(exc)` turns any exception into (exit code, message): the errors a user causes
+(IrwError, ValueError) keep their message; the system's (disk full, I/O errors, a damaged or
+busy warehouse, DuckDB's own errors) are named in words; anything else is an internal error
+whose traceback `--debug` shows. `clean` makes any message one printable line, so that no
+input can move or colour the terminal; `shown` quotes a value from a file, cut short.
+"""
+
+from __future__ import annotations
+
+import errno
+
+from .errors import IrwError
+
+EXIT_ERROR = 1          # the input or the request is wrong
+EXIT_USAGE = 2          # the command line (typer/click)
+EXIT_STORAGE = 3        # the warehouse or the system failed (disk, I/O, damage, lock)
+EXIT_INTERNAL = 4       # a bug: an error irw did not expect
+EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT, as shells report it)
+
+MESSAGE_LIMIT = 500
+COMPACT_HINT = "`irw compact` gives back the space a failed write left in the file"
+
+
+def clean(text: str, limit: int = MESSAGE_LIMIT) -> str:
+    """`text` as one printable line: line breaks and tabs become spaces, other control
+    characters (C0, DEL, C1 such as the CSI of terminal escapes) and U+FEFF are escaped, and
+    the line is cut at `limit` characters."""
+    out = []
+    for ch in text:
+        code = ord(ch)
+        if ch in "\n\r\t\v\f":
+            out.append(" ")
+        elif code < 0x20 or 0x7F <= code <= 0x9F or ch in "\u2028\u2029\ufeff":
+            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+        else:
+            out.append(ch)
+    line = "".join(out)
+    return line if len(line) <= limit else line[:limit - 1] + "…"
+
+
+def shown(value: str, limit: int = 40) -> str:
+    """A value read from a file, quoted for a message: repr (control characters escaped), cut
+    at `limit` characters with its length given."""
+    if len(value) <= limit:
+        return repr(value)
+    return f"{value[:limit]!r}… ({len(value)} characters)"
+
+
+def describe(exc: BaseException) -> tuple[int, str]:
+    """(exit code, one-line message) of an exception that ends a command."""
+    if isinstance(exc, IrwError):
+        return exc.exit_code, clean(str(exc))
+    if isinstance(exc, KeyboardInterrupt):
+        return EXIT_INTERRUPTED, "interrupted"
+    if isinstance(exc, OSError):
+        return _os_error(exc)
+    if isinstance(exc, MemoryError):
+        return EXIT_STORAGE, "out of memory"
+    if isinstance(exc, RecursionError):
+        return EXIT_ERROR, "the input is nested too deeply to be read"
+    duckdb_error = _duckdb_error(exc)
+    if duckdb_error is not None:
+        return duckdb_error
+    if isinstance(exc, ValueError):
+        return EXIT_ERROR, clean(str(exc) or type(exc).__name__)
+    first = str(exc).splitlines()[0] if str(exc) else ""
+    return EXIT_INTERNAL, clean(f"internal error: {type(exc).__name__}: {first} (run with "
+                                "--debug for the traceback, and please report it)")
+
+
+def _os_error(exc: OSError) -> tuple[int, str]:
+    what = exc.strerror or str(exc) or type(exc).__name__
+    where = f"{exc.filename}: " if exc.filename else ""
+    if exc.errno == errno.ENOSPC:
+        return EXIT_STORAGE, clean(f"disk full: {where}{what}")
+    if exc.errno in (errno.EIO, errno.EROFS, errno.EDQUOT):
+        return EXIT_STORAGE, clean(f"{where}{what}")
+    return EXIT_ERROR, clean(f"{where}{what}")
+
+
+# Words of DuckDB's messages and what they mean for the user.
+_NO_SPACE = "No space left on device"
+_DAMAGE = ("Corrupt database file", "checksum", "Failed to read", "Could not read enough bytes",
+           "not a valid DuckDB database file", "INTERNAL Error: Failed to load metadata")
+
+
+def _duckdb_error(exc: BaseException) -> tuple[int, str] | None:
+    """DuckDB's errors, when `exc` is one (duckdb is imported only when it is loaded)."""
+    import sys
+    duckdb = sys.modules.get("duckdb")
+    if duckdb is None or not isinstance(exc, duckdb.Error):
+        return None
+    message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    if isinstance(exc, duckdb.InterruptException):
+        return EXIT_INTERRUPTED, "interrupted"
+    if _NO_SPACE in message:
+        return EXIT_STORAGE, clean(f"disk full: {message}; {COMPACT_HINT} once space is free")
+    if any(word in message for word in _DAMAGE) or isinstance(exc, duckdb.SerializationException):
+        return EXIT_STORAGE, clean(f"the warehouse file is damaged: {message} (`irw check` "
+                                   "tells what is affected)")
+    if isinstance(exc, duckdb.IOException):
+        return EXIT_STORAGE, clean(message)
+    if isinstance(exc, duckdb.OutOfMemoryException):
+        return EXIT_STORAGE, clean(f"out of memory: {message}")
+    if isinstance(exc, duckdb.CatalogException):
+        return EXIT_STORAGE, clean(f"{message} (is this an irw warehouse? `irw check` tells)")
+    return EXIT_INTERNAL, clean(f"internal error: {message} (run with --debug for the "
+                                "traceback, and please report it)")

@@ -1,0 +1,56 @@
+"""`irw rm`: remove a run or a qrels from a campaign, with every row that hangs on it, in one
+transaction (the same rule as `--replace` without the new one). A run or qrels a pool was built
+from is kept: removing it would change what the pool says it was made of."""
+
+from __future__ import annotations
+
+import duckdb
+
+from ..errors import WarehouseError
+from .ingest import campaign_id, transaction
+
+KINDS = ("run", "qrels")
+# text_token's owners: source 'run' -> run_id; 'ref' and 'nugget' -> qrels_id
+_TOKENS = {"run": ("run",), "qrels": ("ref", "nugget")}
+_POOLS = {"run": "SELECT p.name FROM pool_run r JOIN pool p USING (pool_id) WHERE r.run_id = ?",
+          "qrels": "SELECT name FROM pool WHERE qrels_id = ?"}
+
+
+def _tables_with(con: duckdb.DuckDBPyConnection, column: str) -> list[str]:
+    """The warehouse's tables with a column `column` (names from DuckDB's catalog, never user
+    input), pools excepted (they are refused above, never deleted)."""
+    return [t for (t,) in con.execute("""
+        SELECT c.table_name FROM duckdb_columns() c JOIN duckdb_tables() t
+          ON t.database_name = c.database_name AND t.schema_name = c.schema_name
+         AND t.table_name = c.table_name
+        WHERE c.database_name = current_database() AND c.schema_name = 'main'
+          AND c.column_name = ? AND c.table_name NOT IN ('pool', 'pool_run')
+        ORDER BY c.table_name""", [column]).fetchall()]
+
+
+def remove(con: duckdb.DuckDBPyConnection, kind: str, campaign: str, name: str) -> int:
+    """Remove run or qrels `name` of `campaign` and the rows that hang on it (scores, judged
+    rows, tokens, ...). Returns the number of rows removed."""
+    if kind not in KINDS:
+        raise WarehouseError(f"irw rm removes a run or a qrels, not {kind!r}")
+    cid = campaign_id(con, campaign)
+    key = f"{kind}_id"
+    found = con.execute(f"SELECT {key} FROM {kind} WHERE campaign_id = ? AND name = ?",
+                        [cid, name]).fetchone()
+    if found is None:
+        raise WarehouseError(f"no {kind} {name!r} in campaign {campaign!r}")
+    pools = [p for (p,) in con.execute(_POOLS[kind], [found[0]]).fetchall()]
+    if pools:
+        raise WarehouseError(f"{kind} {name!r} of campaign {campaign!r} is part of pool "
+                             f"{pools[0]!r}; it is kept (a pool records what it was made of)")
+    removed = 0
+    with transaction(con, f"the removal of {kind} {name} from campaign {campaign}"):
+        tables = [t for t in _tables_with(con, key) if t != kind] + [kind]
+        for table in tables:
+            removed += con.execute(f'DELETE FROM "{table}" WHERE {key} = ?',
+                                   [found[0]]).fetchone()[0]
+        sources = _TOKENS[kind]
+        removed += con.execute(
+            f"DELETE FROM text_token WHERE owner_id = ? AND source IN "
+            f"({', '.join('?' for _ in sources)})", [found[0], *sources]).fetchone()[0]
+    return removed
