@@ -196,6 +196,9 @@ def _pair(text: str | None) -> tuple[str, str] | None:
             except IrwError:
                 continue
             return left, right
+    if text.count(",") == 1:    # e.g. stored text scores (ROUGE-2-F,nuggetF): the report reads
+        left, right = text.split(",")   # them by their stored names (report/textscores.py)
+        return left.strip(), right.strip()
     raise IrwError(f"--scatter needs two measures 'X,Y', got {text!r}")
 
 
@@ -206,7 +209,9 @@ def report_cmd(
                    "and queries/.")],
     measure: Annotated[list[str] | None, typer.Option("--measure", "-m", help="Measure; "
                        "repeatable; the first one drives the plots. Default: map, P.10, "
-                       "ndcg_cut.10.")] = None,
+                       "ndcg_cut.10. ROUGE and nugget scores by their stored names "
+                       "(ROUGE-1-R, nuggetF); a campaign of text outputs only: every stored "
+                       "text score by default.")] = None,
     baseline: Annotated[str | None, typer.Option(help="Run to compare against (default: "
                         "the median run by the first measure).")] = None,
     qrels: Annotated[str | None, typer.Option("--qrels", help="Which stored qrels.")] = None,

@@ -32,6 +32,21 @@ def stored_as_named(con, campaign: str, measure: str) -> bool:
                        [campaign, measure]).fetchone()[0]
 
 
+def score_name(con, campaign: str, label: str, version: int = 9, *,
+               as_stored: bool = True) -> tuple[str, bool]:
+    """The name `label`'s scores are stored under, and whether it was read as stored: the
+    grammar's canonical name, else (`as_stored`) the label itself when the campaign has scores
+    stored under exactly that name -- ROUGE and nugget scores (ROUGE-1-R, nuggetF, ...) are
+    filed under names the grammar does not read. The one lookup of irw meta and irw
+    report."""
+    try:
+        return canonical_name(label, version), False
+    except MeasureError:
+        if not (as_stored and stored_as_named(con, campaign, label)):
+            raise
+        return label, True
+
+
 def load_metrics(wh, campaign: str, measures: list[str], *, runs: list[str] | None = None,
                  qrels: str | None = None, missing: str = "error",
                  options: EvalOptions | None = None, stored: bool = True) -> MetricSet:
@@ -44,14 +59,8 @@ def load_metrics(wh, campaign: str, measures: list[str], *, runs: list[str] | No
     matrices: dict[str, ScoreMatrix] = {}
     to_evaluate = []
     for label in measures:
-        try:
-            name = canonical_name(label, options.version)
-        except MeasureError:
-            # ROUGE and nugget scores (ROUGE-1-R, nuggetF, ...) are stored under names the
-            # grammar does not read: read them by the name as stored
-            if not (stored and qrels is None and stored_as_named(wh.con, campaign, label)):
-                raise
-            name = label
+        name, _ = score_name(wh.con, campaign, label, options.version,
+                             as_stored=stored and qrels is None)
         if stored and qrels is None:
             try:
                 matrices[label] = score_matrix(wh.con, campaigns=[campaign], measure=name,

@@ -9,7 +9,9 @@ topics); 11-point interpolated precision-recall curves (from the stored iprec_at
 scores, evaluated first when missing); P@k and nDCG@k by rank cutoff; cumulated gain curves;
 ASL curves; per-topic difference bars of every run against a baseline; a paired t table
 against the baseline; a randomised Tukey HSD table of all pairs; the hardest topics; and the
-online sections (report/online.py: the precision histogram, click logs).
+online sections (report/online.py: the precision histogram, click logs). ROUGE and nugget
+scores are read by their stored names, each under the set and options it is filed under
+(report/textscores.py); without ranked runs, the curves and online sections give way to a note.
 """
 
 from __future__ import annotations
@@ -32,7 +34,16 @@ from .plots import (
     plot_pr,
     plot_scatter,
 )
-from .scores import ensure_scores, measure_names
+from .scores import ensure_scores
+from .textscores import (
+    baseline_note,
+    online_note,
+    ranked_note,
+    report_scope,
+    text_facts,
+    text_scores_query,
+    text_section,
+)
 
 DEFAULT_MEASURES = ("map", "P.10", "ndcg_cut.10")
 PR_SPEC = "iprec_at_recall"
@@ -43,22 +54,26 @@ RANK_SPECS = (f"P.{RANK_CUTOFFS}", f"ndcg_cut.{RANK_CUTOFFS}")
 
 
 # -- queries -----------------------------------------------------------------------------------
-def _queries(campaign: str, qrels: str, options: str, measures: list[str], first: str,
-             baseline: str) -> dict[str, Query]:
+def _queries(campaign: str, qrels: str | None, options: str | None,
+             filed: dict[str, tuple[str, str]], first: str, baseline: str) -> dict[str, Query]:
+    """`filed`: each measure -> the (qrels, options) its scores are stored with (a text score's
+    reference or nugget set and ROUGE options, report/textscores.py); `qrels`, `options`: those
+    of the ranked runs (None: no ranked run, no curves)."""
     base = {"campaign": campaign, "qrels": qrels, "options": options}
-    return {
+    scores = [[m, q, o] for m, (q, o) in filed.items()]
+    of_first = {"campaign": campaign, "qrels": filed[first][0], "options": filed[first][1]}
+    queries = {
         "run_means": Query("run_means", """
         SELECT run, team, measure, num_topics, mean, ci_low, ci_high
         FROM run_mean_ci
-        WHERE campaign = $campaign AND qrels = $qrels AND options = $options
-          AND list_contains($measures, measure)
-        ORDER BY run, measure""", {**base, "measures": measures}),
+        WHERE campaign = $campaign AND list_contains($scores, [measure, qrels, options])
+        ORDER BY run, measure""", {"campaign": campaign, "scores": scores}),
         "heatmap": Query("heatmap", """
         SELECT run, topic, value
         FROM topic_score
         WHERE campaign = $campaign AND qrels = $qrels AND options = $options
           AND measure = $measure
-        ORDER BY run, topic""", {**base, "measure": first}),
+        ORDER BY run, topic""", {**of_first, "measure": first}),
         "pr_curves": Query("pr_curves", """
         SELECT run, CAST(regexp_extract(measure, '_([0-9.]+)$', 1) AS DOUBLE) AS recall,
                mean AS precision, num_topics
@@ -79,7 +94,8 @@ def _queries(campaign: str, qrels: str, options: str, measures: list[str], first
         SELECT run, topic, value, baseline_value, delta
         FROM run_delta($baseline, $measure)
         WHERE campaign = $campaign AND qrels = $qrels AND options = $options
-        ORDER BY run, delta DESC, topic""", {**base, "measure": first, "baseline": baseline}),
+        ORDER BY run, delta DESC, topic""", {**of_first, "measure": first,
+                                            "baseline": baseline}),
         "significance": Query("significance", """
         -- paired t test on per-topic differences (two-sided, alpha = 0.05): significant when
         -- the 95% t interval of the mean difference excludes 0
@@ -101,32 +117,34 @@ def _queries(campaign: str, qrels: str, options: str, measures: list[str], first
                   JOIN topic_score b
                     ON b.campaign = s.campaign AND b.qrels = s.qrels
                    AND b.options = s.options AND b.measure = s.measure AND b.topic = s.topic
-                  WHERE s.campaign = $campaign AND s.qrels = $qrels AND s.options = $options
-                    AND b.run = $baseline AND s.run <> $baseline
-                    AND list_contains($measures, s.measure))
+                  WHERE s.campaign = $campaign AND b.run = $baseline AND s.run <> $baseline
+                    AND list_contains($scores, [s.measure, s.qrels, s.options]))
             GROUP BY measure, run)
-        ORDER BY measure, mean_delta DESC""", {**base, "baseline": baseline,
-                                                  "measures": measures}),
+        ORDER BY measure, mean_delta DESC""", {"campaign": campaign, "baseline": baseline,
+                                                  "scores": scores}),
         "hard_topics": Query("hard_topics", """
         SELECT topic, num_runs, mean, sd, min, median, max
         FROM topic_difficulty
         WHERE campaign = $campaign AND qrels = $qrels AND options = $options
           AND measure = $measure AND difficulty_rank <= 10
-        ORDER BY difficulty_rank""", {**base, "measure": first}),
+        ORDER BY difficulty_rank""", {**of_first, "measure": first}),
     }
+    if qrels is None:       # no ranked run: no precision-recall or by-rank curves
+        del queries["pr_curves"], queries["by_rank"]
+    return queries
 
 
-def scatter_query(campaign: str, qrels: str, options: str, x: str, y: str) -> Query:
-    """Per-run values of two measures side by side (e.g. D-nDCG@10 against I-rec@10)."""
+def scatter_query(campaign: str, filed: dict[str, tuple[str, str]], x: str, y: str) -> Query:
+    """Per-run values of two measures side by side (e.g. D-nDCG@10 against I-rec@10), each
+    read under the (qrels, options) its scores are filed under."""
     return Query("scatter", """
         SELECT run, any_value(mean) FILTER (WHERE measure = $x) AS x,
                any_value(mean) FILTER (WHERE measure = $y) AS y
         FROM run_score
-        WHERE campaign = $campaign AND qrels = $qrels AND options = $options
-          AND measure IN ($x, $y)
+        WHERE campaign = $campaign AND list_contains($scores, [measure, qrels, options])
         GROUP BY run
-        ORDER BY run""", {"campaign": campaign, "qrels": qrels, "options": options,
-                          "x": x, "y": y})
+        ORDER BY run""", {"campaign": campaign, "x": x, "y": y,
+                          "scores": [[m, *filed[m]] for m in (x, y)]})
 
 
 def pick_baseline(con, query: Query) -> str:
@@ -138,7 +156,7 @@ def pick_baseline(con, query: Query) -> str:
     ranked = sorted(means, key=lambda r: (means[r] is None, means[r] or 0, r))
     if not ranked:      # e.g. a campaign of text outputs only (no ranked run to plot)
         raise WarehouseError(f"no run of campaign {query.params['campaign']!r} has "
-                             f"{query.params['measures'][0]} scores to report")
+                             f"{query.params['scores'][0][0]} scores to report")
     return ranked[(len(ranked) - 1) // 2]
 
 
@@ -191,31 +209,40 @@ def campaign_report(wh, campaign: str, out_dir: str | Path, *, measures: list[st
     Evaluates (and stores) measures the warehouse lacks. `scatter` = two measures whose
     per-run means are plotted against each other (e.g. D-nDCG@10 and I-rec@10 for a diversity
     campaign). Returns the HTML path."""
-    specs = list(measures or DEFAULT_MEASURES)
-    names = measure_names(specs)
-    scatter_names = None
-    if scatter:
-        scatter_names = [measure_names([spec]) for spec in scatter]
-        if len(scatter) != 2 or any(len(n) != 1 for n in scatter_names):
-            raise WarehouseError("--scatter takes two single measures, e.g. 'P.10,map'")
-        specs += [spec for spec in scatter if spec not in specs]
     runs = wh.con.execute("""SELECT r.name FROM run r JOIN campaign c USING (campaign_id)
                              WHERE c.name = ? ORDER BY r.name""", [campaign]).fetchall()
     if not runs:
         raise WarehouseError(f"no runs in campaign {campaign!r}")
-    qrels_name, options = ensure_scores(wh, campaign, qrels,
-                                        specs + [PR_SPEC, *RANK_SPECS])
+    # ranked measures and ROUGE/nugget scores read by their stored names (issue 17)
+    scope = report_scope(wh.con, campaign, measures, qrels, DEFAULT_MEASURES,
+                         tuple(scatter or ()))
+    names = list(dict.fromkeys(n for spec in scope.specs for n in scope.names(spec)))
+    scatter_names = None
+    if scatter:
+        scatter_names = [scope.names(spec) for spec in scatter]
+        if len(scatter) != 2 or any(len(n) != 1 for n in scatter_names):
+            raise WarehouseError("--scatter takes two single measures, e.g. 'P.10,map'")
+    qrels_name = options = None
+    if scope.ranked:
+        specs = scope.ranked_specs + [spec for spec in scatter or () if spec not in scope.text]
+        qrels_name, options = ensure_scores(wh, campaign, scope.qrels,
+                                            specs + [PR_SPEC, *RANK_SPECS])
+    filed = {n: scope.text.get(n, (qrels_name, options))
+             for n in names + [n[0] for n in scatter_names or ()]}
     first = names[0]
-    probe = _queries(campaign, qrels_name, options, names, first, "")["run_means"]
+    probe = _queries(campaign, qrels_name, options, {first: filed[first]}, first,
+                     "")["run_means"]
     if baseline is None:
-        baseline = pick_baseline(wh.con, Query(probe.name, probe.sql,
-                                               {**probe.params, "measures": [first]}))
+        baseline = pick_baseline(wh.con, probe)
     elif baseline not in {r for (r,) in runs}:
         raise WarehouseError(f"no run {baseline!r} in campaign {campaign!r}")
-    queries = _queries(campaign, qrels_name, options, names, first, baseline)
+    queries = _queries(campaign, qrels_name, options, {n: filed[n] for n in names}, first,
+                       baseline)
+    if scope.text:
+        queries["text_scores"] = text_scores_query(campaign, scope.text)
     if scatter_names:
-        queries["scatter"] = scatter_query(campaign, qrels_name, options,
-                                           scatter_names[0][0], scatter_names[1][0])
+        queries["scatter"] = scatter_query(campaign, filed, scatter_names[0][0],
+                                           scatter_names[1][0])
     out = Path(out_dir)
     for q in queries.values():
         q.save(out / "queries")
@@ -224,18 +251,20 @@ def campaign_report(wh, campaign: str, out_dir: str | Path, *, measures: list[st
     images = {
         "means": plot_means(data["run_means"], first, figures),
         "heatmap": plot_heatmap(data["heatmap"], first, figures),
-        "pr": plot_pr(data["pr_curves"], figures),
+        "pr": plot_pr(data["pr_curves"], figures) if scope.ranked else None,
         "scatter": plot_scatter(data["scatter"], *(n[0] for n in scatter_names), figures)
         if scatter_names else None,
-        "by_rank": plot_by_rank(data["by_rank"], figures),
+        "by_rank": plot_by_rank(data["by_rank"], figures) if scope.ranked else None,
         "deltas": plot_deltas(data["deltas"], first, baseline, figures) if data["deltas"]
         else None,
     }
-    curves = wh.cg_curves(campaign, qrels=qrels_name, depth=20, average=True).to_pylist()
-    images["cg"] = plot_cg_curves(curves, figures)
+    if scope.ranked:
+        curves = wh.cg_curves(campaign, runs=scope.ranked_runs, qrels=qrels_name, depth=20,
+                              average=True).to_pylist()
+        images["cg"] = plot_cg_curves(curves, figures)
     per_measure = {m: wh.con.execute(
         "SELECT run, topic, value FROM topic_score WHERE campaign = ? AND qrels = ? "
-        "AND options = ? AND measure = ?", [campaign, qrels_name, options, m]).fetchall()
+        "AND options = ? AND measure = ?", [campaign, *filed[m], m]).fetchall()
         for m in names}
     images["asl"] = plot_asl({m: [{"run": r, "topic": t, "value": v} for r, t, v in rows]
                                   for m, rows in per_measure.items()}, figures, seed=seed)
@@ -244,7 +273,9 @@ def campaign_report(wh, campaign: str, out_dir: str | Path, *, measures: list[st
     rule_py, rule_cli = ((", tie_rule='gt'", " --tie-rule gt") if tie_rule == "gt" else ("", ""))
     esc = html.escape
     meta = {
-        "qrels": esc(qrels_name), "evaluation options": f"<code>{esc(options)}</code>",
+        "qrels": esc(qrels_name or "– (no ranked run)"),
+        "evaluation options": f"<code>{esc(options or '–')}</code>",
+        **text_facts(scope.text),
         "runs / topics": f"{len(runs)} / {num_topics}", "measures": esc(", ".join(names)),
         "baseline": esc(baseline), "warehouse": esc(warehouse_label),
         "generated": f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M UTC}",
@@ -263,27 +294,30 @@ def campaign_report(wh, campaign: str, out_dir: str | Path, *, measures: list[st
                  "(view <code>run_mean_ci</code>). Sorted by the first measure.",
                  _run_table(data["run_means"], names), sql("run_means"),
                  parts.img(images["means"], f"means of {first}", "means_ci")),
+        *([text_section(data["text_scores"], sql("text_scores"))] if scope.text else []),
         parts.section(f"Per-topic heat map ({esc(first)})",
                  "Runs (best on top) by topics (hardest first).",
                  parts.img(images["heatmap"], "heat map", "heatmap"), sql("heatmap")),
-        parts.section("Precision-recall curves (11-point interpolated)",
-                 "Mean interpolated precision at recall 0.0, 0.1, …, 1.0 (trec_eval "
-                 "<code>iprec_at_recall</code>).",
-                 parts.img(images["pr"], "precision-recall curves", "pr_curves"),
-                 parts.table(_pr_pivot(data["pr_curves"]),
-                        ["run"] + [f"{x / 10:.1f}" for x in range(11)]),
-                 sql("pr_curves")),
-        parts.section("Precision and nDCG by rank cutoff",
-                 "Mean P@k and nDCG@k at trec_eval's cutoffs 5 … 1000 (log scale).",
-                 parts.img(images["by_rank"], "P@k and nDCG@k by cutoff", "by_rank"),
-                 sql("by_rank")),
-        parts.section("Cumulated gain curves by rank (Järvelin & Kekäläinen, ACM TOIS 2002)",
-                 "Mean DCG (Jarvelin-Kekalainen, log base 2, no discount before rank 2) and "
-                 "nDCG as mean DCG over mean ideal DCG at ranks 1-20; gains are the levels.",
-                 parts.img(images["cg"], "DCG and nDCG curves", "cg_curves"),
-                 parts.python_block(f"Warehouse.cg_curves({campaign!r}, qrels={qrels_name!r}, "
-                               "depth=20, average=True); in SQL after the evaluation context "
-                               "is built: SELECT * FROM cg_curve_mean(MAP {}, 20, 2, 'jk')")),
+        *([
+            parts.section("Precision-recall curves (11-point interpolated)",
+                     "Mean interpolated precision at recall 0.0, 0.1, …, 1.0 (trec_eval "
+                     "<code>iprec_at_recall</code>).",
+                     parts.img(images["pr"], "precision-recall curves", "pr_curves"),
+                     parts.table(_pr_pivot(data["pr_curves"]),
+                            ["run"] + [f"{x / 10:.1f}" for x in range(11)]),
+                     sql("pr_curves")),
+            parts.section("Precision and nDCG by rank cutoff",
+                     "Mean P@k and nDCG@k at trec_eval's cutoffs 5 … 1000 (log scale).",
+                     parts.img(images["by_rank"], "P@k and nDCG@k by cutoff", "by_rank"),
+                     sql("by_rank")),
+            parts.section("Cumulated gain curves by rank (Järvelin & Kekäläinen, ACM TOIS 2002)",
+                     "Mean DCG (Jarvelin-Kekalainen, log base 2, no discount before rank 2) and "
+                     "nDCG as mean DCG over mean ideal DCG at ranks 1-20; gains are the levels.",
+                     parts.img(images["cg"], "DCG and nDCG curves", "cg_curves"),
+                     parts.python_block(f"Warehouse.cg_curves({campaign!r}, qrels={qrels_name!r}, "
+                                   "depth=20, average=True); in SQL after the evaluation context "
+                                   "is built: SELECT * FROM cg_curve_mean(MAP {}, 20, 2, 'jk')"))]
+          if scope.ranked else [ranked_note(campaign)]),
         parts.section("ASL curves (discriminative power)",
                  "Achieved significance level of every run pair under the paired bootstrap "
                  "(B = 1000), pairs sorted by ASL, one curve per measure; curves lower down "
@@ -307,7 +341,7 @@ def campaign_report(wh, campaign: str, out_dir: str | Path, *, measures: list[st
                  "correction for multiple comparisons: bold rows have a 95% interval of the "
                  "mean difference that excludes 0. wins/losses/ties count topics.",
                  parts.table(data["significance"], sig_columns, highlight="significant"),
-                 sql("significance")),
+                 baseline_note(data["run_means"], names, baseline), sql("significance")),
         parts.section(f"All pairs of runs: randomised Tukey HSD ({esc(first)})",
                  "irwarehouse.stats (<code>irw compare --test tukey</code>) on the topics "
                  "every run has; the values are the heat map query's.",
@@ -323,8 +357,12 @@ def campaign_report(wh, campaign: str, out_dir: str | Path, *, measures: list[st
                                               "median", "max"]),
                  sql("hard_topics")),
     ]
-    from .online import online_sections  # precision histogram, click logs
-    sections += online_sections(wh, campaign, qrels_name, baseline, figures, warehouse_label)
+    if scope.ranked and baseline in scope.ranked_runs:
+        from .online import online_sections  # precision histogram, click logs
+        sections += online_sections(wh, campaign, qrels_name, baseline, figures,
+                                    warehouse_label)
+    else:
+        sections.append(online_note(baseline, scope.ranked))
     text = parts.page(f"irw report: {campaign}", f"Campaign {campaign}", meta, sections)
     path = out / "report.html"
     path.write_text(text, encoding="utf-8")

@@ -13,7 +13,7 @@ def ensure_scores(wh, campaign: str, qrels: str | None, specs: list[str]) -> tup
     qid = wh.qrels_id(campaign, qrels)
     qrels_name = wh.con.execute("SELECT name FROM qrels WHERE qrels_id = ?",
                                 [qid]).fetchall()[0][0]
-    num_runs = len(wh.run_ids(campaign))
+    num_runs = len(ranked_runs(wh.con, campaign))
     missing = []
     for spec in specs:
         for req in parse_measures([spec]):
@@ -37,3 +37,13 @@ def measure_names(specs: list[str]) -> list[str]:
     for spec in specs:
         names += [req.name for req in parse_measures([spec]) if req.name not in names]
     return names
+
+
+def ranked_runs(con, campaign: str) -> list[str]:
+    """The runs of the campaign with ranked rows: runs of text outputs (irw ingest texts) have
+    none, and get no ranked scores."""
+    rows = con.execute("""
+        SELECT r.name FROM run r JOIN campaign c USING (campaign_id)
+        WHERE c.name = ? AND EXISTS (SELECT 1 FROM run_row x WHERE x.run_id = r.run_id)
+        ORDER BY r.name""", [campaign]).fetchall()
+    return [r for (r,) in rows]

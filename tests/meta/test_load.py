@@ -80,3 +80,12 @@ def test_text_scores_are_read_by_their_stored_names(tmp_path):
     assert (got[0]["agree"], got[0]["predictive_power"]) == (2, 1.0)
     with Warehouse(w) as wh, pytest.raises(MeasureError, match="unknown measure"):
         load_metrics(wh, "c", ["ROUGE-9-Q"])
+    # the one lookup (irw meta and irw report): the grammar first, then the name as stored
+    from irwarehouse.meta.load import score_name
+    with Warehouse(w) as wh:
+        assert score_name(wh.con, "c", "P.10") == ("P_10", False)
+        assert score_name(wh.con, "c", "nuggetF") == ("nuggetF", True)
+        with pytest.raises(MeasureError, match="unknown measure"):
+            score_name(wh.con, "c", "nuggetF", as_stored=False)
+        with pytest.raises(MeasureError, match="unknown measure"):
+            score_name(wh.con, "other", "ROUGE-1-R")

@@ -172,7 +172,8 @@ def test_end_to_end_sample_and_trec2003_robust(tmp_path, make_runs, sample_data)
 
 
 def test_report_of_text_outputs_only_is_a_one_line_error(tmp_path):
-    """A campaign of text outputs (issue 17) has no ranked run: one line, not a traceback."""
+    """A campaign of text outputs (issue 17) without stored ROUGE or nugget scores: one line,
+    not a traceback (with scores: tests/report/test_textscores.py)."""
     w = str(tmp_path / "w.duckdb")
     (tmp_path / "out.tsv").write_text("t1\tA\tthe cat sat\nt1\tB\ta dog\n")
     (tmp_path / "refs.tsv").write_text("t1\tr1\tthe cat sat on the mat\n")
@@ -182,4 +183,5 @@ def test_report_of_text_outputs_only_is_a_one_line_error(tmp_path):
                   "references", "--name", "refs", "-w", w]):
         assert runner.invoke(app, args).exit_code == 0
     res = runner.invoke(app, ["report", "-C", "c", "-o", str(tmp_path / "r"), "-w", w])
-    assert res.exit_code == 1 and "no run of campaign 'c' has map scores" in res.output
+    assert res.exit_code == 1
+    assert "campaign 'c' has no ranked runs and no stored ROUGE or nugget scores" in res.output
