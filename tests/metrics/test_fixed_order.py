@@ -56,6 +56,8 @@ def _is_integer(node: exp.Expression) -> bool:
         return not node.is_string and re.fullmatch(r"-?\d+", node.this) is not None
     if isinstance(node, exp.Neg):
         return _is_integer(node.this)
+    if isinstance(node, (exp.ArraySize, exp.Length)):   # a list's or a string's length
+        return True
     if isinstance(node, exp.Cast):
         return node.to.this.name in INTEGER_TYPES
     if isinstance(node, exp.Column):
