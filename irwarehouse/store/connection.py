@@ -219,7 +219,7 @@ def upgrade(con: duckdb.DuckDBPyConnection) -> None:
     catalog, and what older warehouses lack (_backfill); then record the SQL's digest. Done
     only when the recorded digest differs."""
     from ..measures import registry
-    from .macros import CATALOG_COLUMNS, callable_sql, catalog_rows, domain_catalog_rows
+    from .macros import callable_sql, catalog_rows, domain_catalog_rows
     digest = sql_digest()
     con.execute("BEGIN TRANSACTION")
     try:
@@ -232,9 +232,8 @@ def upgrade(con: duckdb.DuckDBPyConnection) -> None:
             con.execute(callable_sql(mdef))
         _create_macros(con, [p for _, p in domain_files()])
         con.execute("DELETE FROM measure_catalog")
-        columns = ", ".join(f'"{c}"' for c in CATALOG_COLUMNS)
-        con.executemany(f"INSERT INTO measure_catalog ({columns}) VALUES "
-                        f"({', '.join('?' * len(CATALOG_COLUMNS))})",
+        con.executemany("INSERT INTO measure_catalog VALUES "
+                        "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         catalog_rows(defs) + domain_catalog_rows())
         _backfill(con)
         con.execute("INSERT OR REPLACE INTO irw_meta VALUES (?, ?)", [DIGEST_KEY, digest])
