@@ -12,7 +12,8 @@ CORRECTIONS = ("bonferroni", "holm", "bh")
 def familywise_error(alpha: float, k: int) -> float:
     """P(at least one false rejection) of k independent tests at level alpha: 1 - (1-alpha)^k.
 
-    Seed 000 section 4.4, Sakai, IPSJ JIP 2013, section 4.1; e.g. alpha = 0.05, k = 190 gives > 0.9999.
+    Sakai, PROMISE 2014, section 4.4, Sakai, IPSJ JIP 2013, section 4.1; e.g. alpha = 0.05,
+    k = 190 gives > 0.9999.
     """
     alpha = v.check_probability(alpha, "alpha")
     if k < 0:
