@@ -232,9 +232,14 @@ def upgrade(con: duckdb.DuckDBPyConnection) -> None:
             con.execute(callable_sql(mdef))
         _create_macros(con, [p for _, p in domain_files()])
         con.execute("DELETE FROM measure_catalog")
-        con.executemany("INSERT INTO measure_catalog VALUES "
-                        "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                        catalog_rows(defs) + domain_catalog_rows())
+        rows = catalog_rows(defs) + domain_catalog_rows()
+        # By name: a file written by another version may have more columns (added at the end).
+        names = [r[0] for r in con.execute(
+            "SELECT column_name FROM duckdb_columns() WHERE table_name = 'measure_catalog' "
+            "AND database_name = current_database() ORDER BY column_index").fetchall()]
+        columns = ", ".join(f'"{n}"' for n in names[:len(rows[0])])   # catalog's own names
+        con.executemany(f"INSERT INTO measure_catalog ({columns}) VALUES "
+                        f"({', '.join('?' * len(rows[0]))})", rows)
         _backfill(con)
         con.execute("INSERT OR REPLACE INTO irw_meta VALUES (?, ?)", [DIGEST_KEY, digest])
         con.execute("COMMIT")
