@@ -42,6 +42,16 @@ def main() -> None:
         sys.stderr.flush()
     except BrokenPipeError:                 # `irw ... | head`: the reader left
         pass
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    _exit(code)
+
+
+def _exit(code: int) -> None:
+    """End the process, unless a Ctrl-C came first. A SIGINT caught in the last instructions
+    before os._exit would never reach its Python handler; with SIGINT blocked, one already
+    caught runs its handler on entry to this function, and a later one waits in sigpending."""
+    if signal.SIGINT in signal.sigpending():
+        _early_interrupt(signal.SIGINT, None)
     os._exit(code)
 
 

@@ -4,6 +4,7 @@ after the user asked to stop; the warehouse holds all of the run or none of it."
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -25,6 +26,36 @@ def _big_run(path, rows: int) -> None:
 def _start(args) -> subprocess.Popen:
     return subprocess.Popen(IRW + [str(a) for a in args], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
+
+
+PF_EXITING = 0x4              # /proc/PID/stat flag of a process in the kernel's exit
+
+
+def _state_and_flags(pid: int) -> tuple[str, int]:
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return fields[0], int(fields[6])
+
+
+def _interrupt(proc: subprocess.Popen) -> bool:
+    """Press Ctrl-C in `proc` unless it has already ended; True when it was sent. Checking and
+    then signalling would race the process (on a loaded machine it can end in between, and a
+    signal to an ended process does nothing), so it is stopped first (SIGSTOP), looked at, and
+    given SIGINT before it runs on: a process still running then must act on it."""
+    os.kill(proc.pid, signal.SIGSTOP)
+    deadline = time.monotonic() + 30
+    while True:
+        state, flags = _state_and_flags(proc.pid)
+        if state in "ZX" or flags & PF_EXITING:
+            os.kill(proc.pid, signal.SIGCONT)
+            return False
+        if state in "Tt":
+            break
+        assert time.monotonic() < deadline, "the process did not stop"
+        time.sleep(0.001)
+    os.kill(proc.pid, signal.SIGINT)
+    os.kill(proc.pid, signal.SIGCONT)
+    return True
 
 
 @pytest.fixture(scope="module")
@@ -53,10 +84,9 @@ def test_ctrl_c_at_any_moment_of_an_ingest(setup, fraction):
     copy.write_bytes(warehouse.read_bytes())
     proc = _start(["ingest", "run", run, "--campaign", "c", "--warehouse", copy])
     time.sleep(duration * fraction)
-    if proc.poll() is not None:
+    if not _interrupt(proc):
         proc.communicate()
         pytest.skip("the ingest ended before the interrupt")
-    proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, (proc.returncode, out, err)
     lines = err.strip().splitlines()
@@ -88,9 +118,9 @@ def test_ctrl_c_while_the_command_line_is_read():
     own start, the first tens of milliseconds before any irw code runs, cannot be covered.)"""
     proc = _start(["--help"])
     time.sleep(0.25)
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
-    if proc.returncode == 0:
+    if not _interrupt(proc):
+        proc.communicate()
         pytest.skip("irw --help ended before the interrupt")   # pragma: no cover
+    _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and "Traceback" not in err
     assert err.strip() == "irw: interrupted; nothing was written", err
