@@ -198,8 +198,12 @@ def _check_with_duckdb_statements(text: str, kind: str = "SELECT") -> bool:
     try:
         statements = con.extract_statements(text)
     except duckdb.Error as exc:
-        raise QueryRefused(f"refused: cannot parse the query "
-                           f"({str(exc).splitlines()[0]})") from None
+        first = str(exc).splitlines()[0]
+        if "expression depth" in first:
+            # DuckDB 2 stops at its own depth limit before Python's recursion limit is reached.
+            raise QueryRefused("refused: the query is nested too deeply to be checked "
+                               f"({first.split('. ')[0]})") from None
+        raise QueryRefused(f"refused: cannot parse the query ({first})") from None
     finally:
         con.close()
     if len(statements) != 1:
