@@ -14,8 +14,17 @@ import pytest
 
 from tests.helpers.faults import irw, state
 
-IRW = [sys.executable, "-c", ("import sys; sys.argv[0] = 'irw'; "
-                              "from irwarehouse.entry import main; main()")]
+# irw as its console script runs it, with one line of instrumentation: "irw-ready" on stderr
+# once irw's own Ctrl-C handler is installed. Before that moment Python itself is starting (a
+# SIGINT then is Python's "Failed to import the site module", not irw's), and on a loaded machine
+# that can take longer than any fixed sleep: the tests time their interrupts from this line.
+READY = "irw-ready"
+IRW = [sys.executable, "-c", (
+    "import os, signal, sys; sys.argv[0] = 'irw'; from irwarehouse import entry; "
+    "install = signal.signal; "
+    "signal.signal = lambda s, h: (install(s, h), h is entry._early_interrupt and "
+    f"(os.write(2, b'{READY}\\n'), setattr(signal, 'signal', install)))[0]; "
+    "entry.main()")]
 
 
 def _big_run(path, rows: int) -> None:
@@ -24,8 +33,12 @@ def _big_run(path, rows: int) -> None:
 
 
 def _start(args) -> subprocess.Popen:
-    return subprocess.Popen(IRW + [str(a) for a in args], stdout=subprocess.PIPE,
+    """Start irw and return once its Ctrl-C handler is installed."""
+    proc = subprocess.Popen(IRW + [str(a) for a in args], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
+    first = proc.stderr.readline()
+    assert first.strip() == READY, first
+    return proc
 
 
 PF_EXITING = 0x4              # /proc/PID/stat flag of a process in the kernel's exit
@@ -66,14 +79,18 @@ def setup(tmp_path_factory):
     warehouse = folder / "w.duckdb"
     assert irw("init", "--warehouse", warehouse).exit_code == 0
     before = state(warehouse)
-    # one uninterrupted ingest, timed, to place the interrupts
-    probe = folder / "probe.duckdb"
-    probe.write_bytes(warehouse.read_bytes())
-    start = time.monotonic()
-    proc = _start(["ingest", "run", run, "--campaign", "c", "--warehouse", probe])
-    _, err = proc.communicate(timeout=600)
-    assert proc.returncode == 0, err
-    return folder, run, warehouse, before, state(probe), time.monotonic() - start
+    # uninterrupted ingests, timed, to place the interrupts: the shorter of two, since the first
+    # also loads DuckDB's library from disk
+    durations = []
+    for attempt in range(2):
+        probe = folder / f"probe{attempt}.duckdb"
+        probe.write_bytes(warehouse.read_bytes())
+        proc = _start(["ingest", "run", run, "--campaign", "c", "--warehouse", probe])
+        start = time.monotonic()
+        _, err = proc.communicate(timeout=600)
+        assert proc.returncode == 0, err
+        durations.append(time.monotonic() - start)
+    return folder, run, warehouse, before, state(probe), min(durations)
 
 
 @pytest.mark.slow
@@ -117,10 +134,10 @@ def test_ctrl_c_while_the_command_line_is_read():
     """Before any command runs (Python importing irw's modules): one line, exit 130. (Python's
     own start, the first tens of milliseconds before any irw code runs, cannot be covered.)"""
     proc = _start(["--help"])
-    time.sleep(0.25)
+    time.sleep(0.05)
     if not _interrupt(proc):
         proc.communicate()
         pytest.skip("irw --help ended before the interrupt")   # pragma: no cover
     _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130 and "Traceback" not in err
+    assert proc.returncode == 130 and "Traceback" not in err, (proc.returncode, err)
     assert err.strip() == "irw: interrupted; nothing was written", err
