@@ -38,16 +38,19 @@ def ingest_qrels(
     campaign: Campaign,
     name: Annotated[str | None, typer.Option(help="Name of this judgment set "
                                                 "(default: the file name).")] = None,
-    fmt: Annotated[QrelsFormat, typer.Option("--format", help="qrels: topic iter doc rel; "
-                   "diversity: topic subtopic doc rel; ntcir_qrels: topic doc Lx.")]
-    = QrelsFormat.qrels,
+    fmt: Annotated[QrelsFormat | None, typer.Option("--format", help="qrels: topic iter doc "
+                   "rel; diversity: topic subtopic doc rel; ntcir_qrels: topic doc Lx. Default: "
+                   "read from the first lines (3 fields: ntcir_qrels; 4 with Lx levels: "
+                   "diversity; 4 with numbers: qrels).")] = None,
     replace: Annotated[bool, typer.Option(help="Replace a qrels of the same name.")] = False,
     warehouse: WarehouseOpt = None,
 ):
     """Ingest judgments into a campaign (one transaction)."""
     def body():
+        from ..formats.sniff import sniff_qrels_format
+        qformat = fmt.value if fmt else sniff_qrels_format(file, flag="--format")
         with open_warehouse(warehouse) as wh:
-            qid = wh.ingest_qrels(file, campaign, name=name, fmt=fmt.value, replace=replace)
+            qid = wh.ingest_qrels(file, campaign, name=name, fmt=qformat, replace=replace)
             n = wh.con.execute("SELECT num_rows FROM qrels WHERE qrels_id = ?", [qid]).fetchone()
         typer.echo(f"ingested {n[0]} judgments from {file} into campaign {campaign}")
     _guard(body)
