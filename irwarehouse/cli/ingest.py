@@ -133,6 +133,59 @@ def ingest_doclengths(
     _guard(body)
 
 
+TopicFormat = choices("TopicFormat", "trec", "xml", "tsv")
+
+
+@ingest_app.command("topics")
+def ingest_topics(
+    file: Annotated[Path, typer.Argument(help="Topic file: TREC <top> topics, NTCIR/TREC XML "
+                    "(<topics><topic><number>..</number><query>..</query>), or id<TAB>title "
+                    "lines; may be gzipped.")],
+    campaign: Campaign,
+    fmt: Annotated[TopicFormat | None, typer.Option("--format", help="File format (default: "
+                   "told from the first line).")] = None,
+    warehouse: WarehouseOpt = None,
+):
+    """Ingest topic statements (id, title, description, type) into a campaign's topic table
+    (one transaction), so that reports show titles."""
+    def body():
+        from ..formats.topics import read_topics
+        from ..store.topics import store_topics
+        topics = read_topics(file, fmt.value if fmt else None)
+        with open_warehouse(warehouse) as wh:
+            n, judged = store_topics(wh.con, campaign, topics)
+        typer.echo(f"ingested {n} topics from {file} into campaign {campaign}"
+                   + (f" ({judged} of them judged in its qrels)" if judged is not None else ""))
+        if judged == 0:
+            typer.echo(f"irw: warning: no topic of {file} is judged in campaign {campaign}'s "
+                       "qrels; are the ids spelled alike (e.g. 0201 and 201)?", err=True)
+    _guard(body)
+
+
+@ingest_app.command("teams")
+def ingest_teams(
+    file: Annotated[Path, typer.Argument(help="Team mapping: run<TAB>team lines (# comments); "
+                    "may cover several campaigns.")],
+    campaign: Campaign,
+    warehouse: WarehouseOpt = None,
+):
+    """Set the team of a campaign's runs from a mapping file (one transaction), so that
+    run_family and cross-campaign views join a team's runs across years."""
+    def body():
+        from ..analyst.teams import read_team_file, set_teams
+        teams = read_team_file(file)
+        with open_warehouse(warehouse) as wh:
+            n, absent, unmapped = set_teams(wh.con, campaign, teams)
+        typer.echo(f"set the team of {n} runs of campaign {campaign} from {file}"
+                   + (f" ({len(absent)} runs of the file are in other campaigns or none)"
+                      if absent else ""))
+        if unmapped:
+            typer.echo(f"irw: note: {len(unmapped)} runs of campaign {campaign} are not in the "
+                       f"file and keep their team: {', '.join(unmapped[:5])}"
+                       + (", ..." if len(unmapped) > 5 else ""), err=True)
+    _guard(body)
+
+
 RunNames = choices("RunNames", "tag", "file")
 
 
