@@ -123,9 +123,12 @@ def _queries(campaign: str, qrels: str | None, options: str | None,
         ORDER BY measure, mean_delta DESC""", {"campaign": campaign, "baseline": baseline,
                                                   "scores": scores}),
         "hard_topics": Query("hard_topics", """
-        SELECT topic, num_runs, mean, sd, min, median, max
-        FROM topic_difficulty
-        WHERE campaign = $campaign AND qrels = $qrels AND options = $options
+        -- titles from the topic table (irw ingest topics), when given
+        SELECT d.topic, t.title, num_runs, mean, sd, min, median, max
+        FROM topic_difficulty d
+        LEFT JOIN (SELECT t.topic, t.title FROM topic t JOIN campaign c USING (campaign_id)
+                   WHERE c.name = $campaign) t USING (topic)
+        WHERE d.campaign = $campaign AND qrels = $qrels AND options = $options
           AND measure = $measure AND difficulty_rank <= 10
         ORDER BY difficulty_rank""", {**of_first, "measure": first}),
     }
@@ -353,8 +356,9 @@ def campaign_report(wh, campaign: str, out_dir: str | Path, *, measures: list[st
         parts.section(f"Hardest topics ({esc(first)})",
                  "The ten topics with the lowest mean over runs (view "
                  "<code>topic_difficulty</code>).",
-                 parts.table(data["hard_topics"], ["topic", "num_runs", "mean", "sd", "min",
-                                              "median", "max"]),
+                 parts.table(data["hard_topics"], ["topic", "title", "num_runs", "mean", "sd",
+                                              "min", "median", "max"],
+                             left=("topic", "title")),
                  sql("hard_topics")),
     ]
     if scope.ranked and baseline in scope.ranked_runs:

@@ -47,6 +47,12 @@ def _check_report(out, warehouse, extra=()):
 
 def test_report_on_the_sample(sample_warehouse, tmp_path):
     out = tmp_path / "report"
+    topics = tmp_path / "topics.tsv"        # issue 19: the hardest topics showed bare ids
+    topics.write_text("301\tInternational Organized Crime\n302\tPoliomyelitis and Post-Polio\n"
+                      "303\tHubble Telescope Achievements\n")
+    res = CliRunner().invoke(app, ["ingest", "topics", str(topics), "-C", "sample", "-w",
+                                   str(sample_warehouse)])
+    assert res.exit_code == 0, res.output
     res = CliRunner().invoke(app, ["report", "-w", str(sample_warehouse), "-C", "sample",
                                    "--qrels", "graded", "-m", "P.10", "-m", "map",
                                    "--baseline", "STANDARD", "--scatter", "P.10,ndcg_cut.10",
@@ -57,6 +63,8 @@ def test_report_on_the_sample(sample_warehouse, tmp_path):
     assert "per-topic P_10 difference" not in html             # title is in the PNG, not HTML
     assert "Per-topic differences against STANDARD (P_10)" in html
     assert re.search(r"<td class=l>sys\d</td>", html)
+    hardest = html[html.index("Hardest topics"):]
+    assert "<td class=l>Hubble Telescope Achievements</td>" in hardest
 
 
 def test_report_errors_are_one_line(sample_warehouse, tmp_path):
