@@ -93,7 +93,8 @@ def ingest_intents(
     scheme: Annotated[Scheme | None, typer.Option(
         help="Instead of a file: probabilities for every intent of the campaign's diversity "
         "qrels: uniform, or the j-th of n intents 2^(n-j+1)/sum 2^k (sakai2013: Sakai, IPSJ "
-        "Journal of Information Processing 2013, Table 1; seed001 is the same).")] = None,
+        "Journal of Information Processing 2013, Table 1; seed001, its first name, is still "
+        "accepted).")] = None,
     warehouse: WarehouseOpt = None,
 ):
     """Ingest intent probabilities and types (diversity measures) into a campaign."""
