@@ -33,7 +33,11 @@ def test_unknown_command_and_option_get_suggestions():
     assert command.returncode == 2 and "Did you mean 'eval'?" in command.stderr
     option = run([sys.executable, "-m", "irwarehouse.cli", "eval", "--formt", "json", "q", "r"],
                  capture_output=True, text=True)
-    assert option.returncode == 2 and "--format" in option.stderr
+    assert option.returncode == 2 and "did you mean --format?" in option.stderr
+    qrel = run([sys.executable, "-m", "irwarehouse.cli", "compare", "--corection", "holm"],
+               capture_output=True, text=True)
+    assert qrel.returncode == 2 and qrel.stderr.count("\n") == 1
+    assert "No such option: --corection; did you mean --correction?" in qrel.stderr
 
 
 def test_tukey_with_a_correction_names_the_flag(sample_warehouse):
