@@ -128,16 +128,20 @@ def eval_cmd(
             if store:
                 raise IrwError("--store needs --campaign (files are evaluated without a "
                                "warehouse)")
+            from contextlib import nullcontext
+
             from ..api import evaluate_files
-            from ..formats.sniff import sniff_qrels_format
+            from ..formats.sniff import format_named, sniff_qrels_format
             qformat = qrels_format.value if qrels_format else sniff_qrels_format(
                 files[0], diversity=_wants_diversity(measure_names, fmt.value, diversity))
-            result = evaluate_files(files[0], files[1:], measure_names, options=opts,
-                                    qrels_format=qformat, keep_first=keep_first,
-                                    intents=intents, ntcir=ntcir,
-                                    doclengths=doclengths, doclengths_chars=doclengths_chars,
-                                    progress=_progress_bar("evaluating"), gcompute=blocks,
-                                    arrow=False)
+            named = nullcontext() if qrels_format else format_named(files[0], qformat)
+            with named:
+                result = evaluate_files(files[0], files[1:], measure_names, options=opts,
+                                        qrels_format=qformat, keep_first=keep_first,
+                                        intents=intents, ntcir=ntcir,
+                                        doclengths=doclengths, doclengths_chars=doclengths_chars,
+                                        progress=_progress_bar("evaluating"), gcompute=blocks,
+                                        arrow=False)
         sys.stdout.write(render(result, fmt.value, per_topic=query))
     _guard(body)
 

@@ -47,9 +47,12 @@ def ingest_qrels(
 ):
     """Ingest judgments into a campaign (one transaction)."""
     def body():
-        from ..formats.sniff import sniff_qrels_format
+        from contextlib import nullcontext
+
+        from ..formats.sniff import format_named, sniff_qrels_format
         qformat = fmt.value if fmt else sniff_qrels_format(file, flag="--format")
-        with open_warehouse(warehouse) as wh:
+        named = nullcontext() if fmt else format_named(file, qformat, "--format")
+        with open_warehouse(warehouse) as wh, named:
             qid = wh.ingest_qrels(file, campaign, name=name, fmt=qformat, replace=replace)
             n = wh.con.execute("SELECT num_rows FROM qrels WHERE qrels_id = ?", [qid]).fetchone()
         typer.echo(f"ingested {n[0]} judgments from {file} into campaign {campaign}")

@@ -7,51 +7,61 @@
   evaluation asks for diversity (ndeval's layout, --diversity, a diversity measure), the
   diversity qrels `topic subtopic doc rel` of ndeval, which has the same shape.
 
-Anything else (lines of different lengths, 2 or 5+ fields) is not guessed: a one-line error
-names the flag that says the format."""
+The first line that is not blank or a comment decides. A file whose lines do not all fit what
+it decided fails on the first line that does not, with a one-line error naming the flag that
+says the format; a first line of no qrels shape reads as trec_eval qrels (diversity qrels when
+asked for), whose reader names the problem and the flag."""
 
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import InputError
 from .lines import split_fields
 from .trec import _is_skipped, text_lines
 
-SAMPLE_LINES = 20           # the first non-blank, non-comment lines read
 _LABEL = re.compile(r"L[0-9]+")
+_INTEGER = re.compile(r"[+-]?[0-9]+")
 FORMAT_FIELDS = ("qrels: topic iteration doc rel; diversity: topic subtopic doc rel; "
                  "ntcir_qrels: topic doc Lx")
 
 
 def sniff_qrels_format(path: str | Path, *, diversity: bool = False,
                        flag: str = "--qrels-format") -> str:
-    """The format of qrels file `path` (qrels, diversity or ntcir_qrels) from its first
-    SAMPLE_LINES lines; `diversity`: the evaluation wants diversity qrels (decides a 4-field
-    numeric file). An InputError naming `flag` when the lines do not tell."""
-    sample: list[tuple[int, list[str]]] = []
-    for lineno, text in text_lines(Path(path)):
-        if _is_skipped(text):
-            continue
-        sample.append((lineno, split_fields(text)))
-        if len(sample) == SAMPLE_LINES:
-            break
-    if not sample:
-        return "diversity" if diversity else "qrels"    # the reader names the problem
-    counts = {len(fields) for _, fields in sample}
-    labels = {bool(_LABEL.fullmatch(fields[-1])) for _, fields in sample}
-    if counts == {3}:
+    """The format of qrels file `path` (qrels, diversity or ntcir_qrels) read from its first
+    line that is not blank or a comment; `diversity`: the evaluation wants diversity qrels
+    (decides a 4-field numeric file). A first line of no qrels shape reads as the default
+    (trec_eval qrels, or diversity qrels when wanted), whose reader then names the problem;
+    a run file given as qrels is an InputError."""
+    default = "diversity" if diversity else "qrels"
+    first = next(((lineno, split_fields(text)) for lineno, text in text_lines(Path(path))
+                  if not _is_skipped(text)), None)
+    if first is None:
+        return default                  # the reader names the problem (no judgments)
+    lineno, fields = first
+    level = fields[-1]
+    labelled = bool(_LABEL.fullmatch(level))
+    if len(fields) == 3 and (labelled or _INTEGER.fullmatch(level)):
         return "ntcir_qrels"
-    if counts == {4} and labels == {True}:
+    if len(fields) == 4 and labelled:
         return "diversity"
-    if counts == {4} and labels == {False}:
-        return "diversity" if diversity else "qrels"
-    if counts == {6}:
-        raise InputError(path, sample[0][0], "this is a run (6 fields: topic Q0 doc rank score "
-                         "tag), not qrels: the qrels file comes first (QRELS RUN)")
-    first, n = next((ln, len(f)) for ln, f in sample if len(f) != len(sample[0][1])) \
-        if len(counts) > 1 else (sample[0][0], len(sample[0][1]))
-    raise InputError(path, first, f"cannot tell the qrels format from the first lines "
-                     f"({n} fields here, {sorted(counts)} in the first {len(sample)} lines); "
-                     f"give {flag} qrels|diversity|ntcir_qrels ({FORMAT_FIELDS})")
+    if len(fields) == 6:
+        raise InputError(path, lineno, "this is a run (6 fields: topic Q0 doc rank score "
+                         f"tag), not qrels: the qrels file comes first (QRELS RUN)")
+    return default
+
+
+@contextmanager
+def format_named(path: str | Path, fmt: str, flag: str = "--qrels-format"):
+    """Errors of reading qrels file `path` as the sniffed `fmt` name the flag that says the
+    format, in case the file's first line misled (a file that mixes shapes)."""
+    try:
+        yield
+    except InputError as exc:
+        if exc.path != str(path):
+            raise                       # a run's error, not the qrels'
+        raise InputError(exc.path, exc.line, f"{exc.message} (read as {fmt} from the first "
+                         f"line; {flag} qrels|diversity|ntcir_qrels says the format: "
+                         f"{FORMAT_FIELDS})") from None

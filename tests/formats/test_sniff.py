@@ -10,7 +10,6 @@ import pytest
 from typer.testing import CliRunner
 
 from irwarehouse.cli import app
-from irwarehouse.errors import InputError
 from irwarehouse.formats.sniff import sniff_qrels_format
 from tests.helpers.paths import REALDATA
 
@@ -36,12 +35,26 @@ def test_format_read_from_the_first_lines(tmp_path, text, diversity, want):
     assert sniff_qrels_format(_file(tmp_path, text), diversity=diversity) == want
 
 
-@pytest.mark.parametrize("text, line", [("401 0 d 1\n401 d L1\n", 2), ("a b\n", 1),
-                                        ("401 0 d 1\n401 0 e L1\n", 1)])
-def test_ambiguous_file_names_the_flag(tmp_path, text, line):
-    with pytest.raises(InputError, match="give --qrels-format qrels|diversity|ntcir_qrels") as e:
-        sniff_qrels_format(_file(tmp_path, text))
-    assert e.value.line == line and "\n" not in str(e.value)
+@pytest.mark.parametrize("text, line, message", [
+    ("401 0 d 1\n401 d L1\n", 2, "expected 4 fields"),       # read as qrels from line 1
+    ("0201 d L1\n0201 0 e L1\n", 2, "expected 3 fields"),     # read as ntcir_qrels
+    ("a b\n", 1, "expected 4 fields"),                         # no qrels shape: the default
+])
+def test_a_file_that_misleads_gets_an_error_naming_the_flag(tmp_path, text, line, message):
+    qrels = _file(tmp_path, text)
+    run = _file(tmp_path, "401 Q0 d 1 2.5 tag\n", "run")
+    result = CliRunner().invoke(app, ["eval", str(qrels), str(run)])
+    assert result.exit_code == 1
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and f"q:{line}: " in lines[0] and message in lines[0]
+    assert "--qrels-format qrels|diversity|ntcir_qrels" in lines[0]
+
+
+def test_a_bad_run_is_not_blamed_on_the_qrels_format(tmp_path):
+    qrels = _file(tmp_path, "401 0 d 1\n")
+    run = _file(tmp_path, "401 Q0 d 1\n", "run")
+    result = CliRunner().invoke(app, ["eval", str(qrels), str(run)])
+    assert result.exit_code == 1 and "--qrels-format" not in result.stderr
 
 
 def test_a_run_given_as_qrels_is_named(tmp_path):
