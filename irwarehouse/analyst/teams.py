@@ -78,8 +78,9 @@ def set_teams(con: duckdb.DuckDBPyConnection, campaign: str, teams: dict[str, st
         raise WarehouseError(f"campaign {campaign!r} has no runs")
     matched = [r for r in stored if r in teams]
     if not matched:
+        more = ", ..." if len(stored) > 3 else ""
         raise WarehouseError(f"no run of campaign {campaign!r} is named in the team file "
-                             f"(its runs: {', '.join(stored[:3])}{', ...' if len(stored) > 3 else ''})")
+                             f"(its runs: {', '.join(stored[:3])}{more})")
     with transaction(con, f"the teams of campaign {campaign}"):
         con.executemany("UPDATE run SET team = ? WHERE campaign_id = ? AND name = ?",
                         [[teams[r], cid, r] for r in matched])

@@ -71,7 +71,8 @@ def rm_cmd(
 ):
     """Remove a run, a qrels or a whole campaign, with everything that hangs on it.
 
-    `irw rm run NAME -C C`, `irw rm qrels NAME -C C`, `irw rm campaign C`. One transaction: all of it or nothing. `irw compact` then gives the space back."""
+    `irw rm run NAME -C C`, `irw rm qrels NAME -C C`, `irw rm campaign C`. One transaction:
+    all of it or nothing. `irw compact` then gives the space back."""
     def body():
         from ..errors import IrwError
         from ..store.connection import opened

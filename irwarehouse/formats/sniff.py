@@ -49,7 +49,7 @@ def sniff_qrels_format(path: str | Path, *, diversity: bool = False,
         return "diversity"
     if len(fields) == 6:
         raise InputError(path, lineno, "this is a run (6 fields: topic Q0 doc rank score "
-                         f"tag), not qrels: the qrels file comes first (QRELS RUN)")
+                         "tag), not qrels: the qrels file comes first (QRELS RUN)")
     return default
 
 

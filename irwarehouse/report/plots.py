@@ -7,7 +7,6 @@ from pathlib import Path
 
 from ..writers.figures import new_figure, save_pair
 
-
 # Run styles: ten colours (tab10), seven markers and four line styles. 7 and 10 share no factor,
 # so the first 70 runs each get their own colour and marker pair, and runs ten apart (same
 # colour) differ in marker and line style too: 17 runs in tab20's paired shades were hard to

@@ -6,6 +6,8 @@ help cites papers, not the team's seed numbers."""
 from __future__ import annotations
 
 import re
+import sys
+from subprocess import run
 
 import pytest
 
@@ -26,8 +28,6 @@ def test_unknown_measure_gets_a_suggestion(text, suggestion):
 
 
 def test_unknown_command_and_option_get_suggestions():
-    from subprocess import run
-    import sys
     command = run([sys.executable, "-m", "irwarehouse.cli", "evl"], capture_output=True,
                   text=True)
     assert command.returncode == 2 and "Did you mean 'eval'?" in command.stderr
@@ -53,8 +53,9 @@ def test_tukey_with_a_correction_names_the_flag(sample_warehouse):
 
 
 def test_help_cites_papers_not_seed_numbers():
-    from irwarehouse.cli import app
     from typer.main import get_command
+
+    from irwarehouse.cli import app
     texts = []
 
     def walk(cmd):
@@ -66,5 +67,6 @@ def test_help_cites_papers_not_seed_numbers():
     walk(get_command(app))
     assert len(texts) > 100
     # `--scheme seed001` is a value still accepted; its help says what it is
-    bad = [t for t in texts if re.search(r"seed ?\d{3}", t, re.I) and "its first name" not in t]
+    bad = [t for t in texts
+           if re.search(r"seed ?\d{3}", t, re.IGNORECASE) and "its first name" not in t]
     assert not bad, bad
