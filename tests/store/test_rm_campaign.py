@@ -116,9 +116,9 @@ def _params(where, cid, name):
     return {k: v for k, v in (("cid", cid), ("name", name)) if f"${k}" in where}
 
 
-@pytest.fixture
-def two_campaigns(tmp_path):
-    path = tmp_path / "w.duckdb"
+@pytest.fixture(scope="module")
+def two_campaigns_template(tmp_path_factory):
+    path = tmp_path_factory.mktemp("two") / "w.duckdb"
     for campaign in ("gone", "kept"):
         for args in (("ingest", "qrels", DATA / "qrels.test", "-C", campaign),
                      ("ingest", "run", RUN, "-C", campaign),
@@ -131,6 +131,15 @@ def two_campaigns(tmp_path):
     for serial, campaign in enumerate(("gone", "kept")):
         _fill(con, campaign, serial)
     con.close()
+    return path
+
+
+@pytest.fixture
+def two_campaigns(two_campaigns_template, tmp_path):
+    """A private copy (the tests remove and damage it)."""
+    import shutil
+    path = tmp_path / "w.duckdb"
+    shutil.copy(two_campaigns_template, path)
     return path
 
 
