@@ -29,7 +29,11 @@ def _file(tmp_path, text, name="q"):
     ("0001 1 doc L1\n0001 2 doc L0\n", False, "diversity"),
     ("401 0 FBIS3-1 1\n401 0 FBIS3-2 0\n", False, "qrels"),
     ("151 1 clueweb-1 0\n151 2 clueweb-1 1\n", True, "diversity"),
-    ("151 1 clueweb-1 0\n151 2 clueweb-1 1\n", False, "qrels"),
+    ("151 0 clueweb-1 0\n151 0 clueweb-2 1\n", True, "diversity"),
+    ("151 0 clueweb-1 0\n151 0 clueweb-2 1\n", False, "qrels"),
+    # a document judged under two subtopics: TREC diversity qrels, whatever is asked
+    ("151 1 clueweb-1 0\n151 2 clueweb-1 1\n", False, "diversity"),
+    ("151 1 clueweb-1 0\n151 1 clueweb-2 1\n", False, "qrels"),
 ])
 def test_format_read_from_the_first_lines(tmp_path, text, diversity, want):
     assert sniff_qrels_format(_file(tmp_path, text), diversity=diversity) == want
