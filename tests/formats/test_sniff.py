@@ -105,9 +105,10 @@ def test_ndeval_command_as_written(tmp_path):
         pytest.skip("../shared/realdata is not beside the repository")
     run = "rm.results-cata"
     os.symlink(TREC2012 / "qrels" / "qrels.diversity.txt", tmp_path / "qrels.diversity")
-    os.symlink(TREC2012 / "runs" / f"{run}.txt.gz", tmp_path / f"{run}.txt.gz")
+    # a gzipped run named RUN: read by its bytes, not its name ("unreadable content" before)
+    os.symlink(TREC2012 / "runs" / f"{run}.txt.gz", tmp_path / "RUN")
     out = _irw(tmp_path, "eval", "--format", "ndeval", "-c", "--order", "score",
-               "qrels.diversity", f"{run}.txt.gz")
+               "qrels.diversity", "RUN")
     assert out.returncode == 0, out.stderr
     expected = TREC2012 / "expected_ndeval" / f"{run}.ndeval2012.c.traditional.csv"
     assert out.stdout == expected.read_text()
@@ -122,3 +123,14 @@ def test_diversity_measure_implies_diversity_qrels(tmp_path):
     result = CliRunner().invoke(app, ["eval", "-m", "alpha-nDCG@5", str(qrels), str(run)])
     assert result.exit_code == 0, result.output
     assert result.stdout.split()[-1] == "1.0000"
+
+
+def test_gzipped_files_are_read_whatever_their_names(tmp_path):
+    import gzip
+    qrels = tmp_path / "QRELS"
+    qrels.write_bytes(gzip.compress(b"401 0 d1 1\n401 0 d2 0\n"))
+    run = tmp_path / "RUN"
+    run.write_bytes(gzip.compress(b"401 Q0 d2 1 2.0 r\n401 Q0 d1 2 1.0 r\n"))
+    result = CliRunner().invoke(app, ["eval", "-m", "map", str(qrels), str(run)])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.split() == ["map", "all", "0.5000"]
