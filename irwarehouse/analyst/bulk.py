@@ -3,8 +3,8 @@
 Each run is stored in its own transaction (a bad file never leaves half a run); by default the
 first bad file stops the command, with its file and line; `keep_going` reports bad files at
 the end instead. The team of a run comes from its file name by a regular expression's first
-group, or by default from the run name: its prefix before the first digit or dot
-(`MU03rob01` -> `MU`, `uwmtCR0` -> `uwmtCR`)."""
+group, or by default from the run name (analyst.teams.default_team: `MU03rob01` -> `MU`,
+`KASYS-CO-REV-6` -> `KASYS`, `THUIRr0301` -> `THUIR`; a mapping file fixes the rest)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,6 @@ from ..errors import IrwError, WarehouseError
 from ..formats.trec import sha256_of, stage_run
 from ..store.ingest import campaign_id, store_staged_run, transaction
 
-DEFAULT_TEAM_PATTERN = r"^([^0-9.]+)"
 NAME_SOURCES = ("tag", "file")
 _COMPRESSED = (".gz", ".bz2", ".xz", ".zst")
 _RUN_SUFFIXES = (".txt", ".run", ".res", ".trec", ".tsv")
@@ -45,10 +44,13 @@ def run_files(folder: Path, pattern: str = "*") -> list[Path]:
 
 def team_of(file_name: str, run_name: str, pattern: str | None) -> str | None:
     """`pattern` searched in the file name, its first group or (without groups) the whole
-    match, as `irw meta pool --team-pattern` reads run names; without a pattern, the run name's
-    prefix before its first digit or dot. None when nothing matches."""
-    regex = re.compile(pattern) if pattern else re.compile(DEFAULT_TEAM_PATTERN)
-    m = regex.search(file_name if pattern else run_name)
+    match, as `irw meta pool --team-pattern` reads run names; without a pattern, the team the
+    run name suggests (analyst.teams.default_team). None when nothing matches."""
+    if not pattern:
+        from .teams import default_team
+        return default_team(run_name)
+    regex = re.compile(pattern)
+    m = regex.search(file_name)
     if not m:
         return None
     return (m.group(1) if regex.groups else m.group(0)) or None

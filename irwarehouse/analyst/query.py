@@ -171,12 +171,16 @@ def table_text(table: pa.Table, *, max_rows: int = 40, max_width: int = 40,
                total_rows: int | None = None, complete: bool = True) -> str:
     """An aligned text table: numbers right-aligned, long cells and extra rows truncated.
     `total_rows`: the size of the whole result when `table` holds only its first rows;
-    `complete=False`: the result was read only as far as needed, so its size is not known."""
+    `complete=False`: the result was read only as far as needed, so its size is not known.
+    Columns are read by position, so that two columns of one name (`r.name, c.name`) both
+    show, headed by that name as DuckDB's own client shows them."""
     names = table.column_names
-    shown = table.slice(0, max_rows).to_pylist()
+    head = table.slice(0, max_rows)
+    columns = [head.column(i).to_pylist() for i in range(head.num_columns)]
+    shown = list(zip(*columns)) if columns else [()] * head.num_rows
     numeric = [pa.types.is_integer(f.type) or pa.types.is_floating(f.type)
                or pa.types.is_decimal(f.type) for f in table.schema]
-    cells = [[_cell(row[n], max_width) for n in names] for row in shown]
+    cells = [[_cell(value, max_width) for value in row] for row in shown]
     widths = [max([len(n[:max_width])] + [len(r[i]) for r in cells]) for i, n in enumerate(names)]
 
     def line(values):
@@ -201,10 +205,56 @@ def _json_default(value):
     return str(value)
 
 
+def unique_names(names: list[str]) -> list[str]:
+    """Column names made unique as DuckDB makes them (a subquery's columns, COPY ... TO a
+    file): a repeated name gets `_1`, `_2`, ... (case-insensitively, skipping names already
+    given): `name, name` -> `name, name_1`."""
+    seen: set[str] = set()
+    counters: dict[str, int] = {}
+    out = []
+    for name in names:
+        key = name.lower()
+        if key not in seen:
+            seen.add(key)
+            out.append(name)
+            continue
+        k = counters.get(key, 1)
+        while f"{key}_{k}" in seen:
+            k += 1
+        counters[key] = k + 1
+        seen.add(f"{key}_{k}")
+        out.append(f"{name}_{k}")
+    return out
+
+
+def _renamed(reader: pa.RecordBatchReader, fmt: str, note) -> pa.RecordBatchReader:
+    """The result with unique column names for the formats whose records are keyed by name
+    (json, csv, parquet): two columns of one name would lose one (a JSON object keeps the last
+    key) or make a file other tools misread. The table format keeps the names as DuckDB's
+    client does. `note(text)` is told which names changed."""
+    names = reader.schema.names
+    if fmt == "table" or len({n.lower() for n in names}) == len(names):
+        return reader
+    new = unique_names(names)
+    changed = ", ".join(f"{old} -> {n}" for old, n in zip(names, new) if old != n)
+    note(f"irw: note: duplicate column names renamed as DuckDB does for files ({changed}); "
+         "give them aliases (AS) to choose the names")
+    schema = pa.schema([f.with_name(n) for f, n in zip(reader.schema, new)],
+                       metadata=reader.schema.metadata)
+    return pa.RecordBatchReader.from_batches(
+        schema, (pa.RecordBatch.from_arrays(b.columns, schema=schema) for b in reader))
+
+
+def _stderr_note(text: str) -> None:
+    sys.stderr.write(text + "\n")
+
+
 def write_result(result: pa.Table | pa.RecordBatchReader, fmt: str, *,
-                 out: Path | None = None, max_rows: int = 40, stream=None) -> None:
+                 out: Path | None = None, max_rows: int = 40, stream=None,
+                 note=_stderr_note) -> None:
     """Write a query result in `fmt`, batch by batch (a large result is never held whole);
-    parquet needs `out`; the others go to `out` or stdout."""
+    parquet needs `out`; the others go to `out` or stdout. Duplicate column names stay in the
+    table format and are made unique (`name`, `name_1`) in the others, with a `note`."""
     if fmt not in OUTPUT_FORMATS:
         raise IrwError(f"unknown format {fmt!r}; use one of {', '.join(OUTPUT_FORMATS)}")
     if fmt == "parquet" and out is None:
@@ -213,6 +263,7 @@ def write_result(result: pa.Table | pa.RecordBatchReader, fmt: str, *,
         _check_out(Path(out))
     reader = (pa.RecordBatchReader.from_batches(result.schema, result.to_batches())
               if isinstance(result, pa.Table) else result)
+    reader = _renamed(reader, fmt, note)
     if fmt == "parquet":
         import pyarrow.parquet as pq
         with pq.ParquetWriter(str(out), reader.schema) as writer:

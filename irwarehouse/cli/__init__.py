@@ -9,14 +9,25 @@ from typing import Annotated
 import typer
 
 # the command groups register their commands, in the order `irw --help` lists them
-from . import analyst, check, compare, demo, eval, ingest, meta, online, texts  # noqa: F401
+from . import (  # noqa: F401
+    analyst,
+    check,
+    compare,
+    demo,
+    eval,
+    housekeeping,
+    ingest,
+    meta,
+    online,
+    texts,
+)
 from .common import DEBUG, add_wait_options, app
 
 # `irw --help` lists the commands in these groups
 PANELS = {
     "Evaluate": ("eval", "compare", "measures", "rouge", "nuggets", "interleave"),
     "Warehouse": ("init", "demo", "ingest", "export", "sql", "schema", "report", "check",
-                  "compact", "rm"),
+                  "compact", "rm", "rename", "runs"),
     "Meta-evaluation and online evaluation": ("meta", "online"),
 }
 _PANEL_OF = {name: panel for panel, names in PANELS.items() for name in names}
@@ -58,7 +69,7 @@ def main() -> None:
         if not hasattr(exc, "format_message"):      # Abort: Ctrl-C at a prompt
             typer.echo("irw: interrupted; nothing was written", err=True)
             sys.exit(130)
-        message = clean(exc.format_message())
+        message = clean(_option_hint(exc) or exc.format_message())
         if not message.strip():                     # `irw` alone: the help is printed
             sys.exit(getattr(exc, "exit_code", 2))
         ctx = getattr(exc, "ctx", None)
@@ -66,6 +77,20 @@ def main() -> None:
         typer.echo(f"irw: error: {message}{where}", err=True)
         sys.exit(getattr(exc, "exit_code", 2))
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def _option_hint(exc) -> str | None:
+    """An unknown option's message with the closest options only ('did you mean --qrels?'),
+    rather than typer's list of every option that shares a letter or two; None to keep
+    typer's message."""
+    import difflib
+    name, options = getattr(exc, "option_name", None), getattr(exc, "possibilities", None)
+    if not name or not options:
+        return None
+    close = difflib.get_close_matches(name, sorted(options), n=1, cutoff=0.6)
+    if not close:
+        return None
+    return f"{exc.message}; did you mean {close[0]}?"
 
 
 if __name__ == "__main__":

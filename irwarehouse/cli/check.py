@@ -1,6 +1,6 @@
 """The warehouse's upkeep: `irw check` (verify a warehouse: schema, every block read, row counts
 and digests of runs and qrels, derived rows), `irw compact` (rewrite it to its live size) and
-`irw rm` (remove a run or a qrels with everything that hangs on it)."""
+`irw rm` (remove a run, a qrels or a campaign with everything that hangs on it)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from typing import Annotated
 
 import typer
 
-from .common import Campaign, WarehouseOpt, _guard, _warehouse_path, app, choices
+from .common import WarehouseOpt, _guard, _warehouse_path, app, choices
 
-RmKind = choices("RmKind", "run", "qrels")
+RmKind = choices("RmKind", "run", "qrels", "campaign")
 
 
 @app.command("check")
@@ -63,16 +63,30 @@ def compact_cmd(
 @app.command("rm")
 def rm_cmd(
     kind: Annotated[RmKind, typer.Argument(help="What to remove.")],
-    name: Annotated[str, typer.Argument(help="Its name in the campaign.")],
-    campaign: Campaign,
+    name: Annotated[str, typer.Argument(help="Its name (in the campaign, for a run or "
+                    "qrels).")],
+    campaign: Annotated[str | None, typer.Option("--campaign", "-C", help="Campaign of the "
+                        "run or qrels.")] = None,
     warehouse: WarehouseOpt = None,
 ):
-    """Remove a run or a qrels from a campaign, with its scores and derived rows.
+    """Remove a run, a qrels or a whole campaign, with everything that hangs on it.
 
-    One transaction: all of it or nothing. `irw compact` then gives the space back."""
+    `irw rm run NAME -C C`, `irw rm qrels NAME -C C`, `irw rm campaign C`. One transaction:
+    all of it or nothing. `irw compact` then gives the space back."""
     def body():
+        from ..errors import IrwError
         from ..store.connection import opened
-        from ..store.remove import remove
+        from ..store.remove import remove, remove_campaign
+        if kind.value == "campaign":
+            if campaign is not None and campaign != name:
+                raise IrwError(f"irw rm campaign {name} removes campaign {name}; drop "
+                               f"-C {campaign}")
+            with opened(_warehouse_path(warehouse), create=False) as con:
+                rows = remove_campaign(con, name)
+            typer.echo(f"removed campaign {name} ({rows:,} rows)")
+            return
+        if campaign is None:
+            raise IrwError(f"irw rm {kind.value} {name} needs the campaign: -C NAME")
         with opened(_warehouse_path(warehouse), create=False) as con:
             rows = remove(con, kind.value, campaign, name)
         typer.echo(f"removed {kind.value} {name} from campaign {campaign} ({rows:,} rows)")

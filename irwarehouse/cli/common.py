@@ -37,7 +37,8 @@ Order = choices("Order", "score", "rank", "file")
 DiversityKind = choices("DiversityKind", "D", "DIN", "IA")
 QrelsFormat = choices("QrelsFormat", "qrels", "diversity", "ntcir_qrels")
 Test = choices("Test", "bootstrap", "tukey", "randomisation", "t", "wilcoxon", "sign")
-Correction = choices("Correction", "bonferroni", "holm", "bh")
+# none: no correction (the default), so that a script can say so; Tukey HSD takes only none
+Correction = choices("Correction", "none", "bonferroni", "holm", "bh")
 # What to do with topics a run lacks in a score matrix (irwarehouse.engine.matrix).
 Missing = choices("Missing", "error", "drop", "zero")
 # How randomised Tukey HSD counts a permuted range equal to a pair's difference

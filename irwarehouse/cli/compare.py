@@ -28,7 +28,8 @@ def compare(
     measure: Annotated[str, typer.Option("--measure", "-m", help="Measure to compare on.")],
     test: Annotated[Test, typer.Option(help="Significance test.")] = Test.bootstrap,
     correction: Annotated[Correction | None, typer.Option(
-        help="Multiple-comparison correction of the pairwise p-values.")] = None,
+        help="Multiple-comparison correction of the pairwise p-values (default none; "
+        "--test tukey controls the family-wise error itself).")] = None,
     resamples: Annotated[int | None, typer.Option("-B", help="Resamples (default: 1000 "
                          "bootstrap, 5000 Tukey, 10000 randomisation).")] = None,
     tie_rule: Annotated[TieRule, typer.Option("--tie-rule", help=TIE_RULE_HELP)] = TieRule.ge,
@@ -48,8 +49,13 @@ def compare(
     """Significance tests between every pair of runs: a run x run table of differences."""
     def body():
         from ..engine import comparison as cmp
+        from ..errors import IrwError
         from ..store.results import store_significance
         from ..writers.comparison import render
+        chosen = correction.value if correction and correction.value != "none" else None
+        if test.value == "tukey" and chosen:
+            raise IrwError(f"--test tukey already controls the family-wise error over all "
+                           f"pairs; drop --correction {chosen} (or give --correction none)")
         with open_warehouse(warehouse, create=False) as wh:
             matrix = cmp.matrix_for(wh, campaign, measure, run, missing.value, qrels)
             with typer.progressbar(length=100, label=f"{test.value}", file=sys.stderr,
@@ -61,7 +67,7 @@ def compare(
                     bar.update(now - state["shown"])
                     state["shown"] = now
                 result = cmp.run_tests(matrix, test=test.value,
-                                       correction=correction.value if correction else None,
+                                       correction=chosen,
                                        alpha=alpha, B=resamples, seed=seed, progress=progress,
                                        tie_rule=tie_rule.value)
             if store:

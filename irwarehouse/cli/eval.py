@@ -45,8 +45,10 @@ def eval_cmd(
     = Order.score,
     trec_eval_version: Annotated[int, typer.Option(
         "--trec-eval-version", help="9 (9.0.8, as pytrec_eval) or 10 semantics.")] = 9,
-    qrels_format: Annotated[QrelsFormat, typer.Option(help="Format of a QRELS file.")]
-    = QrelsFormat.qrels,
+    qrels_format: Annotated[QrelsFormat | None, typer.Option(
+        help="Format of a QRELS file (default: read from its first lines; a 4-field file is "
+        "diversity qrels when --format ndeval, --diversity or a diversity measure asks for "
+        "diversity, trec_eval qrels otherwise).")] = None,
     keep_first: Annotated[bool, typer.Option(help="Keep the first of duplicate documents.")]
     = False,
     campaign: Annotated[str | None, typer.Option("--campaign", "-C", help="Evaluate the "
@@ -126,15 +128,36 @@ def eval_cmd(
             if store:
                 raise IrwError("--store needs --campaign (files are evaluated without a "
                                "warehouse)")
+            from contextlib import nullcontext
+
             from ..api import evaluate_files
-            result = evaluate_files(files[0], files[1:], measure_names, options=opts,
-                                    qrels_format=qrels_format.value, keep_first=keep_first,
-                                    intents=intents, ntcir=ntcir,
-                                    doclengths=doclengths, doclengths_chars=doclengths_chars,
-                                    progress=_progress_bar("evaluating"), gcompute=blocks,
-                                    arrow=False)
+            from ..formats.sniff import format_named, sniff_qrels_format
+            qformat = qrels_format.value if qrels_format else sniff_qrels_format(
+                files[0], diversity=_wants_diversity(measure_names, fmt.value, diversity))
+            named = nullcontext() if qrels_format else format_named(files[0], qformat)
+            with named:
+                result = evaluate_files(files[0], files[1:], measure_names, options=opts,
+                                        qrels_format=qformat, keep_first=keep_first,
+                                        intents=intents, ntcir=ntcir,
+                                        doclengths=doclengths, doclengths_chars=doclengths_chars,
+                                        progress=_progress_bar("evaluating"), gcompute=blocks,
+                                        arrow=False)
         sys.stdout.write(render(result, fmt.value, per_topic=query))
     _guard(body)
+
+
+def _wants_diversity(measure_names: list[str], fmt: str, kind) -> bool:
+    """Whether the evaluation asks for diversity qrels: ndeval's layout, --diversity, or a
+    diversity measure among the names (a name that does not parse is left for the evaluation
+    to report)."""
+    if fmt == "ndeval" or kind is not None:
+        return True
+    from ..errors import IrwError
+    from ..measures import parse_measures
+    try:
+        return any(req.mdef.is_diversity for req in parse_measures(measure_names))
+    except IrwError:
+        return False
 
 
 def _diversity_gains(gains: str | None) -> tuple:

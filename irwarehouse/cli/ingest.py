@@ -38,16 +38,22 @@ def ingest_qrels(
     campaign: Campaign,
     name: Annotated[str | None, typer.Option(help="Name of this judgment set "
                                                 "(default: the file name).")] = None,
-    fmt: Annotated[QrelsFormat, typer.Option("--format", help="qrels: topic iter doc rel; "
-                   "diversity: topic subtopic doc rel; ntcir_qrels: topic doc Lx.")]
-    = QrelsFormat.qrels,
+    fmt: Annotated[QrelsFormat | None, typer.Option("--format", help="qrels: topic iter doc "
+                   "rel; diversity: topic subtopic doc rel; ntcir_qrels: topic doc Lx. Default: "
+                   "read from the first lines (3 fields: ntcir_qrels; 4 with Lx levels: "
+                   "diversity; 4 with numbers: qrels).")] = None,
     replace: Annotated[bool, typer.Option(help="Replace a qrels of the same name.")] = False,
     warehouse: WarehouseOpt = None,
 ):
     """Ingest judgments into a campaign (one transaction)."""
     def body():
-        with open_warehouse(warehouse) as wh:
-            qid = wh.ingest_qrels(file, campaign, name=name, fmt=fmt.value, replace=replace)
+        from contextlib import nullcontext
+
+        from ..formats.sniff import format_named, sniff_qrels_format
+        qformat = fmt.value if fmt else sniff_qrels_format(file, flag="--format")
+        named = nullcontext() if fmt else format_named(file, qformat, "--format")
+        with open_warehouse(warehouse) as wh, named:
+            qid = wh.ingest_qrels(file, campaign, name=name, fmt=qformat, replace=replace)
             n = wh.con.execute("SELECT num_rows FROM qrels WHERE qrels_id = ?", [qid]).fetchone()
         typer.echo(f"ingested {n[0]} judgments from {file} into campaign {campaign}")
     _guard(body)
@@ -90,7 +96,8 @@ def ingest_intents(
     scheme: Annotated[Scheme | None, typer.Option(
         help="Instead of a file: probabilities for every intent of the campaign's diversity "
         "qrels: uniform, or the j-th of n intents 2^(n-j+1)/sum 2^k (sakai2013: Sakai, IPSJ "
-        "Journal of Information Processing 2013, Table 1; seed001 is the same).")] = None,
+        "Journal of Information Processing 2013, Table 1; seed001, its first name, is still "
+        "accepted).")] = None,
     warehouse: WarehouseOpt = None,
 ):
     """Ingest intent probabilities and types (diversity measures) into a campaign."""
@@ -127,6 +134,59 @@ def ingest_doclengths(
             n = wh.ingest_doclengths(file, campaign, unit=unit.value)
         typer.echo(f"ingested {n} document lengths ({unit.value}) from {file} into campaign "
                    f"{campaign}")
+    _guard(body)
+
+
+TopicFormat = choices("TopicFormat", "trec", "xml", "tsv")
+
+
+@ingest_app.command("topics")
+def ingest_topics(
+    file: Annotated[Path, typer.Argument(help="Topic file: TREC <top> topics, NTCIR/TREC XML "
+                    "(<topics><topic><number>..</number><query>..</query>), or id<TAB>title "
+                    "lines; may be gzipped.")],
+    campaign: Campaign,
+    fmt: Annotated[TopicFormat | None, typer.Option("--format", help="File format (default: "
+                   "told from the first line).")] = None,
+    warehouse: WarehouseOpt = None,
+):
+    """Ingest topic statements (id, title, description, type) into a campaign's topic table
+    (one transaction), so that reports show titles."""
+    def body():
+        from ..formats.topics import read_topics
+        from ..store.topics import store_topics
+        topics = read_topics(file, fmt.value if fmt else None)
+        with open_warehouse(warehouse) as wh:
+            n, judged = store_topics(wh.con, campaign, topics)
+        typer.echo(f"ingested {n} topics from {file} into campaign {campaign}"
+                   + (f" ({judged} of them judged in its qrels)" if judged is not None else ""))
+        if judged == 0:
+            typer.echo(f"irw: warning: no topic of {file} is judged in campaign {campaign}'s "
+                       "qrels; are the ids spelled alike (e.g. 0201 and 201)?", err=True)
+    _guard(body)
+
+
+@ingest_app.command("teams")
+def ingest_teams(
+    file: Annotated[Path, typer.Argument(help="Team mapping: run<TAB>team lines (# comments); "
+                    "may cover several campaigns.")],
+    campaign: Campaign,
+    warehouse: WarehouseOpt = None,
+):
+    """Set the team of a campaign's runs from a mapping file (one transaction), so that
+    run_family and cross-campaign views join a team's runs across years."""
+    def body():
+        from ..analyst.teams import read_team_file, set_teams
+        teams = read_team_file(file)
+        with open_warehouse(warehouse) as wh:
+            n, absent, unmapped = set_teams(wh.con, campaign, teams)
+        typer.echo(f"set the team of {n} runs of campaign {campaign} from {file}"
+                   + (f" ({len(absent)} runs of the file are in other campaigns or none)"
+                      if absent else ""))
+        if unmapped:
+            typer.echo(f"irw: note: {len(unmapped)} runs of campaign {campaign} are not in the "
+                       f"file and keep their team: {', '.join(unmapped[:5])}"
+                       + (", ..." if len(unmapped) > 5 else ""), err=True)
     _guard(body)
 
 

@@ -167,3 +167,21 @@ def check_path(path: Path) -> None:
         raise InputError(path, None, "no such file")
     if not path.is_file():
         raise InputError(path, None, "not a file")
+
+
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def duckdb_compression(paths) -> str:
+    """The compression option of DuckDB's read_csv for `paths`: 'gzip' when every file starts
+    with gzip's magic bytes, whatever its name ('auto' goes by the name's suffix, so a gzipped
+    run named RUN read as garbage), else 'auto'. The readers in Python (trec._open_text) look
+    at the same bytes."""
+    try:
+        heads = []
+        for path in paths:
+            with open(path, "rb") as f:
+                heads.append(f.read(2))
+    except OSError:
+        return "auto"                   # the reader names the problem
+    return "gzip" if heads and all(h == GZIP_MAGIC for h in heads) else "auto"

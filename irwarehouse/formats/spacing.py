@@ -28,7 +28,7 @@ from pathlib import Path
 
 import duckdb
 
-from .lines import LINE_LIMIT
+from .lines import LINE_LIMIT, duckdb_compression
 
 # (irwarehouse.formats.trec calls this module; it passes its single-space test of a large file,
 # trec.file_facts, as `plain`, so that the two modules do not import each other.)
@@ -138,7 +138,8 @@ def stage_fields(con: duckdb.DuckDBPyConnection, path: Path, table: str, n_field
                 FROM read_csv($path, columns = {{{columns}}}, delim = ' ', quote = '',
                               escape = '', header = false, auto_detect = false,
                               strict_mode = true, null_padding = false, all_varchar = true,
-                              compression = 'auto', max_line_size = {LINE_LIMIT + 1})""",
+                              compression = '{duckdb_compression(sources[:1])}',
+                              max_line_size = {LINE_LIMIT + 1})""",
                         {"path": str(sources[0])})
         except (duckdb.InvalidInputException, duckdb.ConversionException):
             return False

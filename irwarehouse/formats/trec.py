@@ -27,6 +27,7 @@ from .lines import (
     ByteScan,
     check_path,
     decode_line,
+    duckdb_compression,
     raw_lines,
     scan_mapped,
     split_fields,
@@ -327,7 +328,7 @@ def _stage_lines(con: duckdb.DuckDBPyConnection, path: Path, table: str) -> None
         SELECT string_split_regex(trim(line, $ws), $sep) AS f
         FROM read_csv($path, columns = {{'line': 'VARCHAR'}}, delim = '\\x01', quote = '',
                       escape = '', header = false, auto_detect = false, strict_mode = false,
-                      null_padding = false, compression = 'auto',
+                      null_padding = false, compression = '{duckdb_compression([path])}',
                       max_line_size = {LINE_LIMIT + 1})
         WHERE trim(line, $ws) <> '' AND NOT starts_with(ltrim(line, $ws), '#')
           AND NOT starts_with(ltrim(line, $ws), '<SYSDESC>')""",
@@ -374,7 +375,8 @@ def _stage_fast(con: duckdb.DuckDBPyConnection, paths: list[str], table: str, *,
               FROM read_csv($paths, columns = {_RUN_COLUMNS}, delim = ' ', quote = '',
                             escape = '', header = false, auto_detect = false,
                             strict_mode = true, null_padding = false, all_varchar = true,
-                            compression = 'auto', filename = {'false' if single else 'true'},
+                            compression = '{duckdb_compression(paths)}',
+                            filename = {'false' if single else 'true'},
                             max_line_size = {LINE_LIMIT + 1}) r{join})""", {"paths": paths})
     return con.execute(f"""
         SELECT fi, count(*), count(*) FILTER (WHERE {_BAD_FAST_ROW}),

@@ -225,7 +225,7 @@ def resolve(text: str, version: int = 9, ntcir: NtcirSettings | None = None, *,
         return _bind_trec(names()[("trec_eval", alt.stem)][0].mdef, alt)
     if mismatch:
         raise MeasureError(mismatch)
-    raise MeasureError(f"unknown measure {text!r}{_suggestion(name.stem)} "
+    raise MeasureError(f"unknown measure {text!r}{_suggestion(name.stem, text)} "
                        "(see `irw measures`)")
 
 
@@ -250,9 +250,16 @@ def _lookup(name: Name, dialect: str) -> Spelling | str | None:
     return plain[0] if plain else fitting[-1]
 
 
-def _suggestion(stem: str) -> str:
-    close = difflib.get_close_matches(stem, {n for _, n in names()}, n=3, cutoff=0.75)
-    return f"; did you mean {' or '.join(close)}?" if close else ""
+def _suggestion(stem: str, text: str = "") -> str:
+    """'; did you mean X?' with the catalog's names (every tool's spelling and alias) closest
+    to `stem`, compared without case (alpha-ndcg -> alpha-nDCG), each with the rest of the
+    text as given (its @cutoff or parameters); '' when none is close."""
+    by_lower: dict[str, str] = {}
+    for _, n in sorted(names()):
+        by_lower.setdefault(n.lower(), n)
+    close = difflib.get_close_matches(stem.lower(), by_lower, n=3, cutoff=0.75)
+    rest = text[len(stem):] if text.startswith(stem) else ""
+    return f"; did you mean {' or '.join(by_lower[c] + rest for c in close)}?" if close else ""
 
 
 # ---------------------------------------------------------------------------------- binding

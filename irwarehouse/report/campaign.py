@@ -123,9 +123,12 @@ def _queries(campaign: str, qrels: str | None, options: str | None,
         ORDER BY measure, mean_delta DESC""", {"campaign": campaign, "baseline": baseline,
                                                   "scores": scores}),
         "hard_topics": Query("hard_topics", """
-        SELECT topic, num_runs, mean, sd, min, median, max
-        FROM topic_difficulty
-        WHERE campaign = $campaign AND qrels = $qrels AND options = $options
+        -- titles from the topic table (irw ingest topics), when given
+        SELECT d.topic, t.title, num_runs, mean, sd, min, median, max
+        FROM topic_difficulty d
+        LEFT JOIN (SELECT t.topic, t.title FROM topic t JOIN campaign c USING (campaign_id)
+                   WHERE c.name = $campaign) t USING (topic)
+        WHERE d.campaign = $campaign AND qrels = $qrels AND options = $options
           AND measure = $measure AND difficulty_rank <= 10
         ORDER BY difficulty_rank""", {**of_first, "measure": first}),
     }
@@ -160,19 +163,54 @@ def pick_baseline(con, query: Query) -> str:
     return ranked[(len(ranked) - 1) // 2]
 
 
-def tukey_text(rows: list[dict], measure: str, *, seed: int, B: int = 5000,
+def tukey_html(rows: list[dict], measure: str, *, seed: int, B: int = 5000,
                tie_rule: str = "ge") -> str | None:
     """All pairs of runs under the randomised Tukey HSD test of irwarehouse.stats, on the
-    topics every run has (the heat map query's values), as `irw compare` prints it. None when
-    there are fewer than two runs or two topics."""
+    topics every run has (the heat map query's values), as an HTML table that fits the page:
+    runs numbered and sorted by mean (best first), only the upper triangle (row minus column,
+    so every difference is >= 0), three decimals, significant pairs in bold. None when there
+    are fewer than two runs or two topics."""
     from ..stats import compare_all
-    from ..writers.comparison import table_text
+    from ..writers.comparison import MARKERS, identical_note
     matrix = complete_matrix(rows, measure)
     if len(matrix.runs) < 2 or len(matrix.topics) < 2:
         return None
     comparison = compare_all(matrix.values, matrix.runs, test="tukey", B=B, rng=seed,
                              tie_rule=tie_rule)
-    return table_text(comparison, matrix)
+    means = dict(zip(matrix.runs, matrix.run_values()))
+    runs = sorted(matrix.runs, key=lambda r: (-means[r], r))
+    cell = {}
+    for pair in comparison.pairs:
+        cell[(pair.run_a, pair.run_b)] = (pair.delta, pair.p_adjusted)
+        cell[(pair.run_b, pair.run_a)] = (0.0 - pair.delta, pair.p_adjusted)
+    esc = html.escape
+    head = ("<tr><th>#</th><th class=l>run</th><th>mean</th>"
+            + "".join(f"<th>{j + 1}</th>" for j in range(1, len(runs))) + "</tr>")
+    body = []
+    for i, run in enumerate(runs[:-1]):
+        cells = []
+        for j in range(1, len(runs)):
+            if j <= i:
+                cells.append("<td></td>")
+                continue
+            delta, p = cell[(run, runs[j])]
+            stars = next((m for level, m in MARKERS if p < level), "")
+            sig = ' class="sig"' if p < comparison.alpha else ""
+            cells.append(f"<td{sig} title=\"{esc(run)} − {esc(runs[j])}: p = {p:.4f}\">"
+                         f"{delta:+.3f}<sup>{stars}</sup></td>")
+        body.append(f"<tr><td>{i + 1}</td><td class=l>{esc(run)}</td>"
+                    f"<td>{means[run]:.4f}</td>{''.join(cells)}</tr>")
+    last = runs[-1]
+    body.append(f"<tr><td>{len(runs)}</td><td class=l>{esc(last)}</td>"
+                f"<td>{means[last]:.4f}</td>" + "<td></td>" * (len(runs) - 1) + "</tr>")
+    rule = ", tie rule gt (range > |difference|)" if comparison.tie_rule == "gt" else ""
+    notes = [f"{esc(measure)}: randomised Tukey HSD, B = {comparison.B}, seed = "
+             f"{comparison.seed}{rule}; {comparison.n_topics} topics, {comparison.n_runs} runs. "
+             "Runs sorted by mean; column numbers are the rows' numbers; row minus column; "
+             "* p < 0.05, ** p < 0.01, *** p < 0.001; bold: significant at α = "
+             f"{comparison.alpha:g}.", *map(esc, identical_note(comparison))]
+    return (f"<div class=wide><table class=pairs>{head}{''.join(body)}</table></div>"
+            + "".join(f"<p>{n}</p>" for n in notes))
 
 
 # -- HTML ----------------------------------------------------------------------------------------
@@ -269,7 +307,9 @@ def campaign_report(wh, campaign: str, out_dir: str | Path, *, measures: list[st
     images["asl"] = plot_asl({m: [{"run": r, "topic": t, "value": v} for r, t, v in rows]
                                   for m, rows in per_measure.items()}, figures, seed=seed)
     num_topics = len({r["topic"] for r in data["heatmap"]})
-    tukey = tukey_text(data["heatmap"], first, seed=seed, tie_rule=tie_rule)
+    tukey = tukey_html(data["heatmap"], first, seed=seed, tie_rule=tie_rule)
+    warehouse_label = parts.absolute(warehouse_label)   # commands that work from anywhere
+    on = f"-w {parts.shell_word(warehouse_label)}"
     rule_py, rule_cli = ((", tie_rule='gt'", " --tie-rule gt") if tie_rule == "gt" else ("", ""))
     esc = html.escape
     meta = {
@@ -325,7 +365,7 @@ def campaign_report(wh, campaign: str, out_dir: str | Path, *, measures: list[st
                  "runs or more.",
                  parts.img(images["asl"], "ASL curves", "asl_curves") if images["asl"]
                  else "<p>(fewer than three runs)</p>",
-                 parts.python_block(f"irw meta discpower -C {campaign} "
+                 parts.python_block(f"irw meta discpower {on} -C {campaign} "
                                + " ".join(f"-m {n}" for n in names)
                                + f" --test bootstrap -B 1000 --seed {seed}")),
         *([parts.section(f"{esc(scatter_names[0][0])} against {esc(scatter_names[1][0])}",
@@ -345,16 +385,19 @@ def campaign_report(wh, campaign: str, out_dir: str | Path, *, measures: list[st
         parts.section(f"All pairs of runs: randomised Tukey HSD ({esc(first)})",
                  "irwarehouse.stats (<code>irw compare --test tukey</code>) on the topics "
                  "every run has; the values are the heat map query's.",
-                 f"<pre>{esc(tukey)}</pre>" if tukey else "<p>(not available)</p>",
+                 tukey or "<p>(not available)</p>",
                  parts.python_block(f"compare_all(values, runs, test='tukey', B=5000, rng={seed}"
                                f"{rule_py}) on the matrix of queries/heatmap.sql; the same as: "
-                               f"irw compare -C {campaign} -m {first} --test tukey --seed {seed}"
-                               f"{rule_cli}")),
+                               f"irw compare {on} -C {campaign} -m {first} "
+                               + (f"--qrels {parts.shell_word(qrels_name)} " if qrels_name
+                                  else "")
+                               + f"--test tukey -B 5000 --seed {seed}{rule_cli}")),
         parts.section(f"Hardest topics ({esc(first)})",
                  "The ten topics with the lowest mean over runs (view "
                  "<code>topic_difficulty</code>).",
-                 parts.table(data["hard_topics"], ["topic", "num_runs", "mean", "sd", "min",
-                                              "median", "max"]),
+                 parts.table(data["hard_topics"], ["topic", "title", "num_runs", "mean", "sd",
+                                              "min", "median", "max"],
+                             left=("topic", "title")),
                  sql("hard_topics")),
     ]
     if scope.ranked and baseline in scope.ranked_runs:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 
 def sql_literal(value) -> str:
@@ -27,6 +28,7 @@ class Query:
     name: str
     sql: str
     params: dict = field(default_factory=dict)
+    saved: Path | None = None       # the absolute path save() wrote, for the shown command
 
     def shown(self) -> str:
         text = re.sub(r"\$(\w+)", lambda m: sql_literal(self.params[m.group(1)]), self.sql)
@@ -40,7 +42,8 @@ class Query:
     def save(self, folder) -> None:
         """Write folder/<name>.sql, the query as shown."""
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / f"{self.name}.sql").write_text(self.shown(), encoding="utf-8")
+        self.saved = (Path(folder) / f"{self.name}.sql").resolve()
+        self.saved.write_text(self.shown(), encoding="utf-8")
 
 
 CSS = """
@@ -52,6 +55,8 @@ th{background:#f3f3f3}td.l,th.l{text-align:left}
 details{margin:.3em 0 1em}summary{cursor:pointer;color:#1f5fa8}
 pre{background:#f7f7f7;padding:.6em;overflow-x:auto;font-size:.8em}
 img{max-width:100%;border:1px solid #eee}.sig{font-weight:bold;color:#2a7f3f}
+.wide{overflow-x:auto}table.pairs{font-size:.72em}table.pairs td,table.pairs th{padding:.1em .3em}
+table.pairs sup{font-size:.8em}
 .meta td{text-align:left}
 """
 
@@ -67,9 +72,24 @@ def num(value, digits: int = 4) -> str:
 
 
 def sql_block(query: Query, warehouse: str) -> str:
+    """The query in a collapsed block, with the command that runs it again: absolute paths
+    (the warehouse's and the saved query's), so that it works from any folder."""
+    where = query.saved or f"queries/{query.name}.sql"
     return (f"<details><summary>SQL that reproduces these numbers (queries/{query.name}.sql; "
-            f"<code>irw sql -w {html.escape(warehouse)} -f queries/{query.name}.sql</code>)"
+            f"<code>irw sql -w {html.escape(shell_word(absolute(warehouse)))} -f "
+            f"{html.escape(shell_word(str(where)))}</code>)"
             f"</summary><pre>{html.escape(query.shown())}</pre></details>")
+
+
+def absolute(path: str) -> str:
+    """`path` made absolute (a report's commands are run from anywhere)."""
+    return str(Path(path).resolve())
+
+
+def shell_word(text: str) -> str:
+    """`text` quoted for a POSIX shell when it needs it (a path with spaces)."""
+    import shlex
+    return shlex.quote(text)
 
 
 def table(rows: list[dict], columns: list[str], left: tuple[str, ...] = ("run", "team",

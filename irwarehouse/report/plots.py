@@ -7,6 +7,28 @@ from pathlib import Path
 
 from ..writers.figures import new_figure, save_pair
 
+# Run styles: ten colours (tab10), seven markers and four line styles. 7 and 10 share no factor,
+# so the first 70 runs each get their own colour and marker pair, and runs ten apart (same
+# colour) differ in marker and line style too: 17 runs in tab20's paired shades were hard to
+# tell apart, in print or for readers with a colour vision deficiency.
+MARKERS = ("o", "s", "^", "D", "v", "P", "X")
+LINESTYLES = ("-", "--", "-.", ":")
+
+
+def run_styles(runs: list[str]) -> dict[str, dict]:
+    """run -> matplotlib keyword arguments (color, marker, linestyle) for its line."""
+    from matplotlib import colormaps
+    cmap = colormaps["tab10"]
+    return {run: {"color": cmap(i % 10), "marker": MARKERS[i % len(MARKERS)],
+                  "linestyle": LINESTYLES[(i // 10) % len(LINESTYLES)]}
+            for i, run in enumerate(runs)}
+
+
+def _plot_run(ax, run: str, xs, ys, style: dict) -> None:
+    """One run's line, markers thinned to about ten so that dense curves stay readable."""
+    ax.plot(xs, ys, label=run, markevery=max(1, len(xs) // 10), markersize=4, linewidth=1.2,
+            **style)
+
 
 def complete_matrix(rows: list[dict], measure: str):
     """The topics x runs matrix of (run, topic, value) rows on the topics every run has."""
@@ -61,13 +83,10 @@ def plot_pr(rows: list[dict], folder: Path) -> str:
     fig = new_figure(7, 5)
     ax = fig.subplots()
     runs = sorted({r["run"] for r in rows})
-    from matplotlib import colormaps
-    cmap = colormaps["tab20"]
-    styles = ["-", "--", ":", "-."]
-    for i, run in enumerate(runs):
+    styles = run_styles(runs)
+    for run in runs:
         pts = sorted((r["recall"], r["precision"]) for r in rows if r["run"] == run)
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=".", label=run,
-                linestyle=styles[(i // 20) % 4], color=cmap(i % 20))
+        _plot_run(ax, run, [p[0] for p in pts], [p[1] for p in pts], styles[run])
     ax.set_xlabel("recall")
     ax.set_ylabel("interpolated precision")
     ax.set_xlim(0, 1)
@@ -82,14 +101,12 @@ def plot_by_rank(rows: list[dict], folder: Path) -> str:
     fig = new_figure(12, 4.5)
     axes = fig.subplots(1, 2, sharey=True)
     runs = sorted({r["run"] for r in rows})
-    from matplotlib import colormaps
-    cmap = colormaps["tab20"]
+    styles = run_styles(runs)
     for ax, curve in zip(axes, ("P@k", "nDCG@k")):
-        for i, run in enumerate(runs):
+        for run in runs:
             pts = sorted((r["k"], r["mean"]) for r in rows
                          if r["run"] == run and r["curve"] == curve)
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=".", label=run,
-                    color=cmap(i % 20), linestyle=("-", "--", ":", "-.")[(i // 20) % 4])
+            _plot_run(ax, run, [p[0] for p in pts], [p[1] for p in pts], styles[run])
         ax.set_xscale("log")
         ax.set_xlabel("rank cutoff k")
         ax.set_title(curve, fontsize=9)
@@ -107,15 +124,13 @@ def plot_cg_curves(rows: list[dict], folder: Path) -> str:
     fig = new_figure(12, 4.5)
     axes = fig.subplots(1, 2)
     runs = sorted({r["run"] for r in rows})
-    from matplotlib import colormaps
-    cmap = colormaps["tab20"]
+    styles = run_styles(runs)
     for ax, column, title in zip(axes, ("dcg", "ndcg_of_means"),
                                  ("DCG (mean over topics)", "nDCG (mean DCG / mean ideal DCG)")):
-        for i, run in enumerate(runs):
+        for run in runs:
             pts = sorted((r["rank"], r[column]) for r in rows if r["run"] == run)
-            ax.plot([p[0] for p in pts], [p[1] if p[1] is not None else float("nan")
-                                          for p in pts], marker=".", label=run,
-                    color=cmap(i % 20), linestyle=("-", "--", ":", "-.")[(i // 20) % 4])
+            _plot_run(ax, run, [p[0] for p in pts],
+                      [p[1] if p[1] is not None else float("nan") for p in pts], styles[run])
         ax.set_xlabel("rank")
         ax.set_title(title, fontsize=9)
         ax.grid(alpha=0.3)

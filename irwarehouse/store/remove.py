@@ -1,6 +1,7 @@
 """`irw rm`: remove a run or a qrels from a campaign, with every row that hangs on it, in one
 transaction (the same rule as `--replace` without the new one). A run or qrels a pool was built
-from is kept: removing it would change what the pool says it was made of."""
+from is kept: removing it would change what the pool says it was made of. A whole campaign
+goes with everything of it, its pools included, in one transaction."""
 
 from __future__ import annotations
 
@@ -10,22 +11,33 @@ from ..errors import WarehouseError
 from .ingest import campaign_id, transaction
 
 KINDS = ("run", "qrels")
+# The ids a campaign's rows hang on, each with the table that owns it; every table with one of
+# these columns (found in DuckDB's catalog, so tables added later are covered) or with
+# campaign_id loses the campaign's rows.
+_OWNED_IDS = (("run_id", "run"), ("qrels_id", "qrels"), ("pool_id", "pool"),
+              ("interleaving_id", "interleaving"))
 # text_token's owners: source 'run' -> run_id; 'ref' and 'nugget' -> qrels_id
 _TOKENS = {"run": ("run",), "qrels": ("ref", "nugget")}
 _POOLS = {"run": "SELECT p.name FROM pool_run r JOIN pool p USING (pool_id) WHERE r.run_id = ?",
           "qrels": "SELECT name FROM pool WHERE qrels_id = ?"}
 
 
-def _tables_with(con: duckdb.DuckDBPyConnection, column: str) -> list[str]:
+def tables_having(con: duckdb.DuckDBPyConnection, column: str) -> list[str]:
     """The warehouse's tables with a column `column` (names from DuckDB's catalog, never user
-    input), pools excepted (they are refused above, never deleted)."""
+    input)."""
     return [t for (t,) in con.execute("""
         SELECT c.table_name FROM duckdb_columns() c JOIN duckdb_tables() t
           ON t.database_name = c.database_name AND t.schema_name = c.schema_name
          AND t.table_name = c.table_name
         WHERE c.database_name = current_database() AND c.schema_name = 'main'
-          AND c.column_name = ? AND c.table_name NOT IN ('pool', 'pool_run')
+          AND c.column_name = ? AND NOT t.temporary
         ORDER BY c.table_name""", [column]).fetchall()]
+
+
+def _tables_with(con: duckdb.DuckDBPyConnection, column: str) -> list[str]:
+    """tables_having, pools excepted (a run's or qrels' pools are refused above, never
+    deleted)."""
+    return [t for t in tables_having(con, column) if t not in ("pool", "pool_run")]
 
 
 def remove(con: duckdb.DuckDBPyConnection, kind: str, campaign: str, name: str) -> int:
@@ -54,3 +66,42 @@ def remove(con: duckdb.DuckDBPyConnection, kind: str, campaign: str, name: str) 
             f"DELETE FROM text_token WHERE owner_id = ? AND source IN "
             f"({', '.join('?' for _ in sources)})", [found[0], *sources]).fetchone()[0]
     return removed
+
+
+def remove_campaign(con: duckdb.DuckDBPyConnection, campaign: str) -> int:
+    """Remove campaign `campaign` and every row of it: runs, qrels, topics, scores, pools,
+    significance results, texts, sessions, ... (every table with campaign_id, or an id owned
+    by one of the campaign's rows), in one transaction. Returns the number of rows removed."""
+    cid = campaign_id(con, campaign)
+    removed = 0
+    with transaction(con, f"the removal of campaign {campaign}"):
+        for key, owner in _OWNED_IDS:
+            owned = f"SELECT {key} FROM {owner} WHERE campaign_id = ?"
+            if key == "run_id":     # text_token's owner_id is a run_id or a qrels_id
+                removed += _delete(con, f"DELETE FROM text_token WHERE source = 'run' AND "
+                                   f"owner_id IN ({owned})", [cid])
+            elif key == "qrels_id":
+                removed += _delete(con, f"DELETE FROM text_token WHERE source IN ('ref', "
+                                   f"'nugget') AND owner_id IN ({owned})", [cid])
+            for table in tables_having(con, key):
+                if table != owner and table != "campaign" and \
+                        "campaign_id" not in _columns(con, table):
+                    removed += _delete(con, f'DELETE FROM "{table}" WHERE {key} IN ({owned})',
+                                       [cid])
+        # significance rows name their campaign (irw compare --store)
+        removed += _delete(con, "DELETE FROM significance WHERE campaign = ?", [campaign])
+        for table in tables_having(con, "campaign_id"):
+            if table != "campaign":
+                removed += _delete(con, f'DELETE FROM "{table}" WHERE campaign_id = ?', [cid])
+        removed += _delete(con, "DELETE FROM campaign WHERE campaign_id = ?", [cid])
+    return removed
+
+
+def _columns(con: duckdb.DuckDBPyConnection, table: str) -> set[str]:
+    return {c for (c,) in con.execute(
+        "SELECT column_name FROM duckdb_columns() WHERE database_name = current_database() "
+        "AND schema_name = 'main' AND table_name = ?", [table]).fetchall()}
+
+
+def _delete(con: duckdb.DuckDBPyConnection, sql: str, params: list) -> int:
+    return con.execute(sql, params).fetchone()[0]

@@ -28,7 +28,8 @@ def _runs(path):
 
 def test_team_rules():
     assert team_of("input.MU03rob01.gz", "MU03rob01", None) == "MU"
-    assert team_of("input.uwmtCR0.gz", "uwmtCR0", None) == "uwmtCR"
+    # the team acronym ends where the case changes (issue 19: uwmtCR was not a team)
+    assert team_of("input.uwmtCR0.gz", "uwmtCR0", None) == "uwmt"
     assert team_of("teamB-x.run", "x", r"^team(\w)-") == "B"
     assert team_of("other.run", "x", r"^team(\w)-") is None
     # without a group the whole match is the team, as `irw meta pool --team-pattern` reads it

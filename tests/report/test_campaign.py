@@ -45,18 +45,39 @@ def _check_report(out, warehouse, extra=()):
     return html
 
 
-def test_report_on_the_sample(sample_warehouse, tmp_path):
+def test_report_on_the_sample(sample_warehouse, tmp_path, monkeypatch):
+    # relative paths on the command line (issue 19: the report's commands kept them, so they
+    # worked only from the folder the report was made in)
+    monkeypatch.chdir(tmp_path)
     out = tmp_path / "report"
-    res = CliRunner().invoke(app, ["report", "-w", str(sample_warehouse), "-C", "sample",
+    topics = tmp_path / "topics.tsv"        # issue 19: the hardest topics showed bare ids
+    topics.write_text("301\tInternational Organized Crime\n302\tPoliomyelitis and Post-Polio\n"
+                      "303\tHubble Telescope Achievements\n")
+    res = CliRunner().invoke(app, ["ingest", "topics", str(topics), "-C", "sample", "-w",
+                                   str(sample_warehouse)])
+    assert res.exit_code == 0, res.output
+    res = CliRunner().invoke(app, ["report", "-w", sample_warehouse.name, "-C", "sample",
                                    "--qrels", "graded", "-m", "P.10", "-m", "map",
                                    "--baseline", "STANDARD", "--scatter", "P.10,ndcg_cut.10",
-                                   "-o", str(out)])
+                                   "-o", "report"])
     assert res.exit_code == 0, res.output
     html = _check_report(out, sample_warehouse, extra=["scatter"])
     assert "P_10 against ndcg_cut_10" in html
     assert "per-topic P_10 difference" not in html             # title is in the PNG, not HTML
     assert "Per-topic differences against STANDARD (P_10)" in html
     assert re.search(r"<td class=l>sys\d</td>", html)
+    assert f"irw sql -w {sample_warehouse} -f {out / 'queries' / 'run_means.sql'}" in html
+    assert f"irw compare -w {sample_warehouse} -C sample -m P_10 --qrels graded --test tukey" \
+        in html
+    assert "-f queries/" not in html
+    # the Tukey table is an HTML table of the upper triangle that fits the page, not a <pre>
+    tukey = html[html.index("randomised Tukey HSD ("):html.index("Hardest topics")]
+    assert "<pre>" not in tukey.split("<details>")[0]
+    # 4 runs: a header and 4 rows; columns 2-4 (run 1 is never the subtrahend above the
+    # diagonal)
+    assert tukey.count("<tr>") == 5 and "<th>4</th>" in tukey and "<th>1</th>" not in tukey
+    hardest = html[html.index("Hardest topics"):]
+    assert "<td class=l>Hubble Telescope Achievements</td>" in hardest
 
 
 def test_report_errors_are_one_line(sample_warehouse, tmp_path):

@@ -1,0 +1,30 @@
+"""Storing a campaign's topic statements (`irw ingest topics`) in the `topic` table, in one
+transaction; a topic stored before is replaced, the others stay."""
+
+from __future__ import annotations
+
+import duckdb
+
+from ..formats.topics import Topic
+from .ingest import campaign_id, transaction
+
+
+def store_topics(con: duckdb.DuckDBPyConnection, campaign: str, topics: list[Topic]
+                 ) -> tuple[int, int | None]:
+    """Store `topics` in `campaign` (created if new). Returns (topics stored, how many of them
+    the campaign's qrels judge; None when it has no qrels)."""
+    with transaction(con, f"the topics of campaign {campaign}"):
+        cid = campaign_id(con, campaign, create=True)
+        con.executemany("""
+            INSERT OR REPLACE INTO topic (campaign_id, topic, title, description, topic_type)
+            VALUES (?, ?, ?, ?, ?)""",
+                        [[cid, t.topic, t.title, t.description, t.topic_type] for t in topics])
+    has_qrels = con.execute("SELECT count(*) FROM qrels WHERE campaign_id = ?",
+                            [cid]).fetchone()[0]
+    if not has_qrels:
+        return len(topics), None
+    judged = con.execute("""
+        SELECT count(DISTINCT j.topic) FROM judgment j JOIN qrels q USING (qrels_id)
+        WHERE q.campaign_id = ? AND j.topic IN (SELECT unnest(?::VARCHAR[]))""",
+                         [cid, [t.topic for t in topics]]).fetchone()[0]
+    return len(topics), judged
