@@ -134,7 +134,7 @@ def test_report_of_a_text_campaign(tmp_path):
         assert row["wins"] == sum(d > 0 for d in deltas)
     hard = run_sql(w, (out / "queries" / "hard_topics.sql").read_text()).to_pylist()
     assert hard[0]["topic"] == min(("t01", "t02"), key=lambda t: r1[("A", t)] + r1[("B", t)])
-    assert "ROUGE-1-R: tukey test, B=5000, seed=1; 2 topics, 2 runs" in html
+    assert "ROUGE-1-R: randomised Tukey HSD, B = 5000, seed = 1; 2 topics, 2 runs." in html
     # the ranked-only figures are left out with a note, not an error
     assert "Curves of ranked runs: not in this report" in html
     assert "Precision histogram and click logs: not in this report" in html
