@@ -9,14 +9,25 @@ from typing import Annotated
 import typer
 
 # the command groups register their commands, in the order `irw --help` lists them
-from . import analyst, check, compare, demo, eval, ingest, meta, online, texts  # noqa: F401
+from . import (  # noqa: F401
+    analyst,
+    campaign,
+    check,
+    compare,
+    demo,
+    eval,
+    ingest,
+    meta,
+    online,
+    texts,
+)
 from .common import DEBUG, add_wait_options, app
 
 # `irw --help` lists the commands in these groups
 PANELS = {
     "Evaluate": ("eval", "compare", "measures", "rouge", "nuggets", "interleave"),
     "Warehouse": ("init", "demo", "ingest", "export", "sql", "schema", "report", "check",
-                  "compact", "rm"),
+                  "compact", "rm", "campaign", "campaigns"),
     "Meta-evaluation and online evaluation": ("meta", "online"),
 }
 _PANEL_OF = {name: panel for panel, names in PANELS.items() for name in names}
