@@ -363,7 +363,7 @@ def campaign_report(wh, campaign: str, out_dir: str | Path, *, measures: list[st
     if scope.ranked and baseline in scope.ranked_runs:
         from .online import online_sections  # precision histogram, click logs
         sections += online_sections(wh, campaign, qrels_name, baseline, figures,
-                                    warehouse_label)
+                                    warehouse_label, options)
     else:
         sections.append(online_note(baseline, scope.ranked))
     text = parts.page(f"irw report: {campaign}", f"Campaign {campaign}", meta, sections)

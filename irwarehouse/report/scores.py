@@ -5,19 +5,21 @@ from __future__ import annotations
 
 
 def ensure_scores(wh, campaign: str, qrels: str | None, specs: list[str], given=None,
-                  report=None) -> tuple[str, str]:
+                  report=None, options_text: str | None = None) -> tuple[str, str]:
     """Evaluate and store every requested measure that the score table lacks for some run of
     the campaign, under the option set engine.settings.option_set chooses (the given settings
     over the campaign's profile, else the one stored set, else the defaults); `report(text)` is
-    told which. Returns (qrels name, options text)."""
+    told which; `options_text`: that stored option set instead (a report's later sections
+    read the set its first one chose). Returns (qrels name, options text)."""
     from dataclasses import replace
 
-    from ..engine.settings import EvalSettings, option_set
+    from ..engine.settings import EvalSettings, OptionSet, option_set, parse_option_set
     from ..measures import parse_measures
     given = given or EvalSettings()
     if qrels is not None:
         given = replace(given, qrels=qrels)
-    chosen = option_set(wh.con, campaign, specs[:1], given)
+    chosen = option_set(wh.con, campaign, specs[:1], given) if options_text is None else \
+        OptionSet(campaign, given.qrels, parse_option_set(options_text), "the report's")
     options = chosen.options
     qid = wh.qrels_id(campaign, chosen.qrels)
     qrels_name = wh.con.execute("SELECT name FROM qrels WHERE qrels_id = ?",
