@@ -58,7 +58,7 @@ def resampling_warnings(comparison, *, plus_one: bool) -> list[str]:
     smallest attainable p (1/B, or 1/(B + 1) with --plus-one) is not below alpha / pairs, the
     strictest threshold of Bonferroni and Holm, so no pair can pass the correction on its
     resampled p; and without --plus-one a p of 0 (count/B) passes every correction whatever
-    the number of pairs. The choice (documented in docs/stats.md): warn, keep count/B as the
+    the number of pairs. The choice (documented in docs/stats.md and docs/analyst.md): warn, keep count/B as the
     default (the ASL of Sakai, PROMISE 2014), and name both remedies."""
     import math
     if not comparison.correction or not comparison.B or not comparison.pairs:
