@@ -253,3 +253,9 @@ def test_several_runs_get_a_runid_line_per_block_and_one_run_is_trec_eval(tmp_pa
     # -m all_trec already has its runid line: not twice
     all_trec = irw("eval", "-m", "all_trec", qrels, *runs).stdout
     assert all_trec.count("runid") == 3
+
+
+def test_removing_the_profiles_qrels_keeps_the_rest_of_the_profile(two_qrels):
+    irw("campaign", "set", "c", "--qrels", "a", "--order", "file", "-w", two_qrels)
+    irw("rm", "qrels", "a", "-C", "c", "-w", two_qrels)
+    assert irw("campaign", "show", "c", "-w", two_qrels).stdout.strip() == "c: --order file"
