@@ -17,9 +17,10 @@ def evaluation_warnings(result) -> list[str]:
     lines = []
     empty = [name for _, name, common in result.coverage if common == 0]
     if result.coverage and len(empty) == len(result.coverage):
-        which = f"run {empty[0]!r} has" if len(empty) == 1 else f"none of the {len(empty)} runs has"
-        raise IrwError(f"{which} a topic in common with the qrels: nothing to evaluate "
-                       "(check that the run and the qrels are of the same campaign)")
+        which = f"run {empty[0]!r} has no topic" if len(empty) == 1 else \
+            f"none of the {len(empty)} runs has a topic"
+        raise IrwError(f"{which} in common with the qrels: nothing to evaluate (check that "
+                       "the runs and the qrels are of the same campaign)")
     lines += [f"run {name!r} has no topic in common with the qrels; its values are "
               f"{'0 on every judged topic' if result.options.complete else 'empty'}"
               for name in empty]
