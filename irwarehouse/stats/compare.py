@@ -190,32 +190,15 @@ def _report_done(progress, total: int) -> None:
         progress(total, total)
 
 
-def paired_effect(differences, alpha: float = 0.05) -> tuple[float, float, float]:
-    """The effect size of a pair and a confidence interval: (d, low, high), where d = mean
-    difference / standard deviation of the per-topic differences (the paired standardised mean
-    difference, Cohen's d_z) and [low, high] the (1 - alpha) Student t interval of the mean
-    difference, mean +- t(1 - alpha/2, n - 1) sd / sqrt(n) (Sakai, PROMISE 2014). NaN where
-    undefined (fewer than 2 topics; d for identical runs)."""
-    diff = np.asarray(differences, dtype=float)
-    n = diff.size
-    if n < 2:
+
+def paired_effect(x, y, alpha: float = 0.05) -> tuple[float, float, float]:
+    """The effect size of a pair of runs and a confidence interval, as the paired t-test gives
+    them (classical.paired_t): (d, low, high), d = mean difference / sd of the per-topic
+    differences (Cohen's d_z), [low, high] the (1 - alpha) t interval of the mean difference
+    (Sakai, PROMISE 2014). NaN where undefined (d of identical runs; fewer than 2 topics)."""
+    if np.asarray(x).size < 2:
         return float("nan"), float("nan"), float("nan")
-    mean, sd = float(diff.mean()), float(diff.std(ddof=1))
-    half = _t_quantile(1.0 - alpha / 2.0, n - 1) * sd / np.sqrt(n)
-    d = mean / sd if sd > 0 else float("nan")
-    return d, mean - half, mean + half
-
-
-def _t_quantile(q: float, df: int) -> float:
-    """The Student t quantile t(q, df), q > 0.5, by bisection on the two-sided tail."""
-    target = 2.0 * (1.0 - q)
-    low, high = 0.0, 1.0
-    while special.t_two_sided(high, df) > target:
-        high *= 2.0
-    for _ in range(100):
-        mid = (low + high) / 2.0
-        if special.t_two_sided(mid, df) > target:
-            low = mid
-        else:
-            high = mid
-    return (low + high) / 2.0
+    from .classical import paired_t
+    result = paired_t(x, y, confidence_level=1.0 - alpha)
+    ci = result.confidence_interval
+    return result.effect_size, ci.low, ci.high

@@ -67,7 +67,7 @@ def pair_records(comparison, matrix: ScoreMatrix | None = None, measure: str | N
                     seed=rec["seed"], p=rec["p"], p_adjusted=rec["p_adjusted"],
                     significant=rec["significant"])
         if matrix is not None:
-            d, low, high = paired_effect(matrix.column(rec["run_a"]) -
+            d, low, high = paired_effect(matrix.column(rec["run_a"]),
                                          matrix.column(rec["run_b"]), comparison.alpha)
             item.update(effect_size=_number(d), ci_low=_number(low), ci_high=_number(high),
                         ci_level=1 - comparison.alpha)
