@@ -3,6 +3,8 @@ missing) and every pair of runs under one significance test (irwarehouse.stats).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..errors import IrwError
 from .matrix import ScoreMatrix, has_scores, score_matrix
 
@@ -28,7 +30,11 @@ def matrix_for(wh, campaigns: list[str], measure: str, runs: list[str] | None, m
                           options={s.campaign: s.options.describe() for s in chosen},
                           missing=missing)
     matrix_campaigns(campaigns, matrix)
-    return matrix
+
+    def named(values):
+        return values[0][1] if len(values) == 1 else "; ".join(f"{c}: {v}" for c, v in values)
+    return replace(matrix, qrels=named([(s.campaign, s.qrels or "") for s in chosen]),
+                   options=named([(s.campaign, s.options.describe()) for s in chosen]))
 
 
 def run_tests(matrix: ScoreMatrix, *, test: str, correction: str | None, alpha: float,

@@ -19,6 +19,10 @@ class ScoreMatrix:
     runs: list[str]               # "campaign/run" when several campaigns are involved
     measure: str
     summary: str = "mean"         # how a run's value is formed (measure_catalog.summary)
+    # the qrels and option set the scores were read under (engine.settings.OptionSet), as
+    # "campaign: ..." per campaign when there are several; None when not recorded
+    qrels: str | None = None
+    options: str | None = None
 
     def column(self, run: str) -> np.ndarray:
         return self.values[:, self.runs.index(run)]

@@ -62,6 +62,8 @@ def pair_records(comparison, matrix: ScoreMatrix | None = None, measure: str | N
     out = []
     for rec in comparison.records():
         item = {"measure": measure or (matrix.measure if matrix is not None else None)}
+        if matrix is not None and matrix.options is not None:     # the set the scores are of
+            item.update(qrels=matrix.qrels or None, options=matrix.options)
         item.update({k: rec[k] for k in ("run_a", "run_b", "mean_a", "mean_b", "delta")})
         item.update(test=rec["test"], correction=rec["correction"], B=rec["B"],
                     seed=rec["seed"], p=rec["p"], p_adjusted=rec["p_adjusted"],

@@ -179,6 +179,7 @@ def test_compare_json_is_one_document_and_jsonl_lines(one_qrels):
         assert set(row) >= {"measure", "test", "correction", "B", "seed", "p", "p_adjusted",
                             "significant", "effect_size", "ci_low", "ci_high"}
         assert row["measure"] == "map" and row["correction"] == "holm" and row["B"] == 1000
+        assert row["options"] == "l=1;J=0;M=;c=0;order=score;v=9"      # the set it read
         assert row["p_adjusted"] >= row["p"]
         if row["ci_low"] is not None:
             assert row["ci_low"] <= row["delta"] <= row["ci_high"]
