@@ -56,6 +56,7 @@ def _option_sets(path) -> list[str]:
 
 
 # -- item 1: the profile sticks ---------------------------------------------------------------
+@pytest.mark.slow      # the real WWW-4 campaign
 def test_report_and_compare_keep_the_option_set_eval_stored(www4, tmp_path):
     out = irw("eval", "-C", "www4", *NTCIREVAL, "-m", "Q@10", "--store", "-w", www4).stdout
     assert OFFICIAL_THUIR_Q10 in out
@@ -70,6 +71,7 @@ def test_report_and_compare_keep_the_option_set_eval_stored(www4, tmp_path):
     assert "order file" in res.stderr and "stored" in res.stderr
 
 
+@pytest.mark.slow      # the real WWW-4 campaign
 def test_several_option_sets_error_lists_them_and_the_flags_pick_one(www4):
     irw("eval", "-C", "www4", *NTCIREVAL, "-m", "Q@10", "--store", "-w", www4)
     irw("eval", "-C", "www4", "-m", "Q@10", "--store", "-w", www4)      # defaults: 2nd set
@@ -87,6 +89,7 @@ def test_several_option_sets_error_lists_them_and_the_flags_pick_one(www4):
     assert "order file" in meta.stderr
 
 
+@pytest.mark.slow      # the real WWW-4 campaign
 def test_campaign_profile_is_used_by_eval_report_compare_meta(www4, tmp_path):
     res = irw("campaign", "set", "www4", "--gains", "1:2", "--order", "file", "-c", "-M", "1000",
               "--qrels", "official", "-w", www4)
@@ -115,6 +118,7 @@ def test_campaign_profile_is_used_by_eval_report_compare_meta(www4, tmp_path):
     assert "no profile" in irw("campaign", "show", "www4", "-w", www4).stdout
 
 
+@pytest.mark.slow      # the real WWW-4 campaign
 def test_profile_refuses_bad_values_and_leaves_the_warehouse_unchanged(www4):
     for args, message in ((["--qrels", "nope"], "no qrels 'nope'"),
                           (["--gains", "x:y"], "gain"), (["-M", "-3"], "-M")):
@@ -124,6 +128,7 @@ def test_profile_refuses_bad_values_and_leaves_the_warehouse_unchanged(www4):
     assert "no campaign" in irw("campaign", "set", "nope", "-c", "-w", www4, code=1).stderr
 
 
+@pytest.mark.slow      # the real WWW-4 campaign
 def test_an_older_warehouse_gains_the_profile_table(www4):
     from irwarehouse.store.connection import DIGEST_KEY
     with Warehouse(www4) as wh:
