@@ -23,6 +23,24 @@ CREATE TABLE IF NOT EXISTS campaign (
     created_at   TIMESTAMP DEFAULT current_timestamp
 );
 
+-- A campaign's evaluation profile (`irw campaign set C --gains 1:2 --order file -c -M 1000
+-- --qrels official`): the qrels and evaluation options `irw eval -C`, `report`, `compare` and
+-- `meta` use on the campaign unless their command line says otherwise. NULL = not set (the
+-- default applies). gains and cutoffs as written on the command line; rank_order = --order.
+CREATE TABLE IF NOT EXISTS campaign_profile (
+    campaign_id  INTEGER PRIMARY KEY,
+    qrels_id     INTEGER,
+    gains        VARCHAR,
+    rank_order   VARCHAR,
+    complete     BOOLEAN,
+    depth        INTEGER,
+    judged_only  BOOLEAN,
+    level        INTEGER,
+    trec_eval_version INTEGER,
+    cutoffs      VARCHAR,
+    updated_at   TIMESTAMP DEFAULT current_timestamp
+);
+
 CREATE TABLE IF NOT EXISTS topic (
     campaign_id  INTEGER NOT NULL,
     topic        VARCHAR NOT NULL,

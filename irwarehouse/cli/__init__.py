@@ -11,6 +11,7 @@ import typer
 # the command groups register their commands, in the order `irw --help` lists them
 from . import (  # noqa: F401
     analyst,
+    campaign,
     check,
     compare,
     demo,
@@ -27,7 +28,7 @@ from .common import DEBUG, add_wait_options, app
 PANELS = {
     "Evaluate": ("eval", "compare", "measures", "rouge", "nuggets", "interleave"),
     "Warehouse": ("init", "demo", "ingest", "export", "sql", "schema", "report", "check",
-                  "compact", "rm", "rename", "runs"),
+                  "compact", "rm", "rename", "runs", "campaign", "campaigns"),
     "Meta-evaluation and online evaluation": ("meta", "online"),
 }
 _PANEL_OF = {name: panel for panel, names in PANELS.items() for name in names}

@@ -11,13 +11,23 @@ import typer
 from .common import (
     TIE_RULE_HELP,
     Campaign,
+    CompleteOpt,
+    DepthOpt,
+    GainsOpt,
+    JudgedOnlyOpt,
+    LevelOpt,
+    OrderOpt,
+    QrelsOpt,
     TieRule,
+    VersionOpt,
     WarehouseOpt,
     _guard,
     _warehouse_path,
     app,
     choices,
+    eval_settings,
     export_app,
+    note,
     open_warehouse,
 )
 
@@ -159,7 +169,14 @@ def report_cmd(
                        "text score by default.")] = None,
     baseline: Annotated[str | None, typer.Option(help="Run to compare against (default: "
                         "the median run by the first measure).")] = None,
-    qrels: Annotated[str | None, typer.Option("--qrels", help="Which stored qrels.")] = None,
+    qrels: QrelsOpt = None,
+    gains: GainsOpt = None,
+    order: OrderOpt = None,
+    complete: CompleteOpt = None,
+    depth: DepthOpt = None,
+    judged_only: JudgedOnlyOpt = None,
+    level: LevelOpt = None,
+    trec_eval_version: VersionOpt = None,
     seed: Annotated[int, typer.Option(help="Seed of the randomised Tukey HSD test.")] = 1,
     tie_rule: Annotated[TieRule, typer.Option("--tie-rule", help=TIE_RULE_HELP)] = TieRule.ge,
     scatter: Annotated[str | None, typer.Option(help="Two measures 'X,Y' whose per-run "
@@ -169,14 +186,22 @@ def report_cmd(
 ):
     """Write a self-contained HTML report of a campaign (plots as PNG/SVG too).
 
-    Missing scores are evaluated and stored first."""
+    Missing scores are evaluated and stored first, under the campaign's evaluation profile
+    (`irw campaign set`) unless the evaluation options say otherwise; stderr names the option
+    set used."""
     def body():
         from ..api import Warehouse
+        from ..engine.settings import effective
         from ..report.campaign import campaign_report
+        given = eval_settings(qrels=qrels, gains=gains, order=order, complete=complete,
+                              depth=depth, judged_only=judged_only, level=level,
+                              version=trec_eval_version)
         path = _warehouse_path(warehouse)
         with Warehouse(path, create=False) as wh:
+            settings, _ = effective(wh.con, campaign, given)
             html_path = campaign_report(wh, campaign, out, measures=measure, baseline=baseline,
-                                     qrels=qrels, warehouse_label=path, seed=seed,
-                                     scatter=_pair(scatter), tie_rule=tie_rule.value)
+                                     qrels=settings.qrels, warehouse_label=path, seed=seed,
+                                     scatter=_pair(scatter), tie_rule=tie_rule.value,
+                                     settings=given, report=note)
         typer.echo(f"report written to {html_path}")
     _guard(body)

@@ -9,16 +9,30 @@ import typer
 
 from .common import (
     TIE_RULE_HELP,
+    CompleteOpt,
     Correction,
+    DepthOpt,
+    GainsOpt,
+    JudgedOnlyOpt,
+    LevelOpt,
     Missing,
-    TableFormat,
+    OrderOpt,
+    QrelsOpt,
     Test,
     TieRule,
+    VersionOpt,
     WarehouseOpt,
     _guard,
     app,
+    choices,
+    eval_settings,
+    note,
     open_warehouse,
+    warn,
 )
+
+# json: one JSON document (an array of rows, as `irw eval --format json`); jsonl: a row a line
+CompareFormat = choices("CompareFormat", "table", "json", "jsonl", "csv")
 
 
 @app.command()
@@ -37,18 +51,33 @@ def compare(
                     "is drawn and printed when not given).")] = None,
     alpha: Annotated[float, typer.Option(help="Significance level.")] = 0.05,
     run: Annotated[list[str] | None, typer.Option("--run", help="Only these runs.")] = None,
-    qrels: Annotated[str | None, typer.Option("--qrels", help="Which stored qrels, when a "
-                     "campaign has several.")] = None,
+    plus_one: Annotated[bool, typer.Option("--plus-one", help="Resampling tests: p = "
+                        "(count + 1) / (B + 1), never 0 (Phipson and Smyth, SAGMB 2010), so "
+                        "that a correction can act on every pair.")] = False,
+    qrels: QrelsOpt = None,
+    gains: GainsOpt = None,
+    order: OrderOpt = None,
+    complete: CompleteOpt = None,
+    depth: DepthOpt = None,
+    judged_only: JudgedOnlyOpt = None,
+    level: LevelOpt = None,
+    trec_eval_version: VersionOpt = None,
     missing: Annotated[Missing, typer.Option(help="Topics missing in a run: error, drop or "
                            "zero.")] = Missing.error,
-    fmt: Annotated[TableFormat, typer.Option("--format", "-f")] = TableFormat.table,
+    fmt: Annotated[CompareFormat, typer.Option("--format", "-f", help="table; json (one "
+                   "document, an array of rows); jsonl (a row a line); csv.")]
+    = CompareFormat.table,
     store: Annotated[bool, typer.Option(help="Store the results in table `significance`.")]
     = False,
     warehouse: WarehouseOpt = None,
 ):
-    """Significance tests between every pair of runs: a run x run table of differences."""
+    """Significance tests between every pair of runs: a run x run table of differences.
+
+    Scores are read under each campaign's evaluation profile (`irw campaign set`) unless the
+    evaluation options say otherwise; stderr names the option set used."""
     def body():
         from ..engine import comparison as cmp
+        from ..engine.checks import resampling_warnings
         from ..errors import IrwError
         from ..store.results import store_significance
         from ..writers.comparison import render
@@ -56,8 +85,12 @@ def compare(
         if test.value == "tukey" and chosen:
             raise IrwError(f"--test tukey already controls the family-wise error over all "
                            f"pairs; drop --correction {chosen} (or give --correction none)")
+        given = eval_settings(qrels=qrels, gains=gains, order=order, complete=complete,
+                              depth=depth, judged_only=judged_only, level=level,
+                              version=trec_eval_version)
         with open_warehouse(warehouse, create=False) as wh:
-            matrix = cmp.matrix_for(wh, campaign, measure, run, missing.value, qrels)
+            matrix = cmp.matrix_for(wh, campaign, measure, run, missing.value, given,
+                                    report=note)
             with typer.progressbar(length=100, label=f"{test.value}", file=sys.stderr,
                                    hidden=not sys.stderr.isatty()) as bar:
                 state = {"shown": 0}
@@ -69,8 +102,10 @@ def compare(
                 result = cmp.run_tests(matrix, test=test.value,
                                        correction=chosen,
                                        alpha=alpha, B=resamples, seed=seed, progress=progress,
-                                       tie_rule=tie_rule.value)
+                                       tie_rule=tie_rule.value, plus_one=plus_one)
+            for line in resampling_warnings(result, plus_one=plus_one):
+                warn(line)
             if store:
                 store_significance(wh.con, result, ",".join(campaign), measure)
-        sys.stdout.write(render(result, matrix, fmt.value))
+        sys.stdout.write(render(result, matrix, fmt.value, measure=measure))
     _guard(body)

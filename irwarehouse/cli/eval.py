@@ -10,14 +10,24 @@ from typing import Annotated
 import typer
 
 from .common import (
+    CompleteOpt,
+    CutoffsOpt,
+    DepthOpt,
     DiversityKind,
     Format,
-    Order,
+    GainsOpt,
+    JudgedOnlyOpt,
+    LevelOpt,
+    OrderOpt,
     QrelsFormat,
+    QrelsOpt,
+    VersionOpt,
     WarehouseOpt,
     _guard,
     _progress_bar,
     app,
+    eval_settings,
+    note,
     open_warehouse,
 )
 
@@ -30,21 +40,14 @@ def eval_cmd(
         "--measure", "-m", help="Measure (trec_eval or ir_measures name); repeatable. "
         "Default: trec_eval's official set; all_trec for everything.")] = None,
     query: Annotated[bool, typer.Option("-q", help="Per-topic values too.")] = False,
-    complete: Annotated[bool, typer.Option("-c", help="Average over every judged topic "
-                                           "(absent topics score 0).")] = False,
-    level: Annotated[int, typer.Option("-l", help="Relevance threshold: level >= l is "
-                                       "relevant.")] = 1,
-    judged_only: Annotated[bool, typer.Option("-J", help="Judged documents only "
-                                              "(condensed lists).")] = False,
-    depth: Annotated[int | None, typer.Option("-M", help="Evaluate the top M documents "
-                                                 "only.")] = None,
+    complete: CompleteOpt = None,
+    level: LevelOpt = None,
+    judged_only: JudgedOnlyOpt = None,
+    depth: DepthOpt = None,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="Output format.")]
     = Format.trec_eval,
-    order: Annotated[Order, typer.Option(help="Ranking: score (trec_eval: score desc, docno "
-                     "desc), rank (the rank column), file (file order, NTCIREVAL).")]
-    = Order.score,
-    trec_eval_version: Annotated[int, typer.Option(
-        "--trec-eval-version", help="9 (9.0.8, as pytrec_eval) or 10 semantics.")] = 9,
+    order: OrderOpt = None,
+    trec_eval_version: VersionOpt = None,
     qrels_format: Annotated[QrelsFormat | None, typer.Option(
         help="Format of a QRELS file (default: read from its first lines; a 4-field file is "
         "diversity qrels when --format ndeval, --diversity or a diversity measure asks for "
@@ -55,7 +58,7 @@ def eval_cmd(
                         "stored runs of this campaign.")] = None,
     run: Annotated[list[str] | None, typer.Option("--run", help="Only these stored runs.")]
     = None,
-    qrels: Annotated[str | None, typer.Option("--qrels", help="Which stored qrels.")] = None,
+    qrels: QrelsOpt = None,
     store: Annotated[bool, typer.Option(help="Materialise per-topic scores into the score "
                                         "table.")] = False,
     warehouse: WarehouseOpt = None,
@@ -71,13 +74,8 @@ def eval_cmd(
                        "(NTCIREVAL Iprob or DINprob) for QRELS RUN files.")] = None,
     gamma: Annotated[float | None, typer.Option(help="Diversity: weight of I-rec in the "
                      "# measures (default 0.5).")] = None,
-    cutoffs: Annotated[str | None, typer.Option(
-        help="NTCIREVAL cutoffs for the @k measures, e.g. 1,10 (default 10 for --diversity).")]
-    = None,
-    gains: Annotated[str | None, typer.Option(
-        "--gains", "-g", help="NTCIREVAL gain per level: 1:2 (L1=1, L2=2, as ntcir_eval -g) "
-        "or pairs 1:1,2:3,3:7 / S:3,A:2,B:1, or exp:3 (2^level-1). Default: gain = level.")]
-    = None,
+    cutoffs: CutoffsOpt = None,
+    gains: GainsOpt = None,
     doclengths: Annotated[Path | None, typer.Option(
         help="Document lengths in words (docno<TAB>words, or docno<TAB>words<TAB>chars) for "
         "TBG and U with QRELS RUN files.")] = None,
@@ -90,48 +88,64 @@ def eval_cmd(
     `--format ntcireval` prints ntcir_eval's .nev (its full set when no -m is given), over the
     first 1000 documents (-M 1000) of every judged topic (-c), as NTCIREVAL."""
     def body():
-        from ..engine.evaluate import EvalOptions
         from ..errors import IrwError
         from ..writers import render
         from .measure_names import cli_measures
-        measure_names = cli_measures(measure or [], fmt.value, alpha=alpha, beta=beta,
-                                     gamma=gamma, kind=diversity.value if diversity else None,
-                                     cutoffs=cutoffs)
         if intents is not None and campaign:
             raise IrwError("--intents is for QRELS RUN files; store a campaign's intents with "
                            "`irw ingest intents`")
         if (doclengths or doclengths_chars) and campaign:
             raise IrwError("--doclengths is for QRELS RUN files; store a campaign's document "
                            "lengths with `irw ingest doclengths`")
+        given = eval_settings(qrels=qrels, gains=gains, order=order, complete=complete,
+                              depth=depth, judged_only=judged_only, level=level,
+                              version=trec_eval_version, cutoffs=cutoffs)
         # ntcir_eval's .nev: its full ad hoc set, the first 1000 documents (-M 1000) of every
         # judged topic (-c). The diversity layouts (--diversity) have their own defaults.
         nev = fmt == Format.ntcireval and diversity is None
-        ntcir = _ntcir_settings(gains, None if diversity else cutoffs, nev,
-                                monotone=diversity is None)
-        opts = EvalOptions(threshold=level, judged_only=judged_only,
-                           depth=1000 if nev and depth is None else depth,
-                           complete=complete or nev, order=order.value, version=trec_eval_version,
-                           gains=_diversity_gains(gains))
         # the whole .Dnev / .DINnev / .nevIA files need NTCIREVAL's gcompute blocks
         blocks = fmt == Format.ntcireval
+
+        def prepared(settings):
+            names = cli_measures(measure or [], fmt.value, alpha=alpha, beta=beta,
+                                 gamma=gamma, kind=diversity.value if diversity else None,
+                                 cutoffs=settings.cutoffs)
+            ntcir = _ntcir_settings(settings.gains, None if diversity else settings.cutoffs,
+                                    nev, monotone=diversity is None)
+            opts = settings.eval_options(**({"depth": 1000, "complete": True} if nev else {}))
+            return names, ntcir, opts
+
         if campaign:
             if files:
                 raise IrwError("give either files or --campaign, not both")
+            from ..engine.checks import check_evaluation
+            from ..engine.settings import effective
             with open_warehouse(warehouse, create=False, macros=False) as wh:
-                result = wh.evaluate(measure_names, campaign=campaign, runs=run, qrels=qrels,
-                                     store=store, options=opts, ntcir=ntcir,
-                                     progress=_progress_bar("evaluating"), gcompute=blocks,
-                                     arrow=False)
+                settings, from_profile = effective(wh.con, campaign, given)
+                if from_profile:
+                    note(f"{campaign}: evaluated with the campaign's profile "
+                         f"({settings.flags()}; see `irw campaign show {campaign}`)")
+                measure_names, ntcir, opts = prepared(settings)
+                result = wh.evaluate(measure_names, campaign=campaign, runs=run,
+                                     qrels=settings.qrels, store=store, options=opts,
+                                     ntcir=ntcir, progress=_progress_bar("evaluating"),
+                                     gcompute=blocks, arrow=False)
+                check_evaluation(wh.con, result)
         else:
             if not files or len(files) < 2:
                 raise IrwError("usage: irw eval QRELS RUN [RUN ...] (or --campaign NAME)")
             if store:
                 raise IrwError("--store needs --campaign (files are evaluated without a "
                                "warehouse)")
+            if qrels is not None:
+                raise IrwError("--qrels names a stored qrels of --campaign; with files, the "
+                               "first file is the qrels")
             from contextlib import nullcontext
 
             from ..api import evaluate_files
+            from ..engine.checks import check_evaluation
             from ..formats.sniff import format_named, sniff_qrels_format
+            measure_names, ntcir, opts = prepared(given)
             qformat = qrels_format.value if qrels_format else sniff_qrels_format(
                 files[0], diversity=_wants_diversity(measure_names, fmt.value, diversity))
             named = nullcontext() if qrels_format else format_named(files[0], qformat)
@@ -142,6 +156,7 @@ def eval_cmd(
                                         doclengths=doclengths, doclengths_chars=doclengths_chars,
                                         progress=_progress_bar("evaluating"), gcompute=blocks,
                                         arrow=False)
+            check_evaluation(None, result)
         sys.stdout.write(render(result, fmt.value, per_topic=query))
     _guard(body)
 

@@ -19,10 +19,14 @@ from .common import (
     Test,
     TieRule,
     WarehouseOpt,
+    EVAL_GIVEN,
+    QrelsOpt,
     _guard,
     choices,
     meta_app,
+    note,
     open_warehouse,
+    with_eval_options,
 )
 
 Variant = choices("Variant", "bootstrap", "halves")
@@ -34,8 +38,7 @@ Stat = choices("Stat", "kendall", "tau_ap", "spearman")
 Measures = Annotated[list[str], typer.Option("--measure", "-m", help="Metric (repeatable), e.g. "
                                              "-m AP -m P@10 -m nDCG@10.")]
 Runs = Annotated[list[str] | None, typer.Option("--run", help="Only these runs (repeatable).")]
-Qrels = Annotated[str | None, typer.Option("--qrels", help="Evaluate with this stored qrels "
-                                              "instead of using stored scores.")]
+Qrels = QrelsOpt
 Seed = Annotated[int | None, typer.Option("--seed", help="Random seed (default: fresh, "
                                              "printed so the result can be replayed).")]
 Resamples = Annotated[int | None, typer.Option("-B", help="Resamples (default: bootstrap "
@@ -66,14 +69,20 @@ def _check_plot(plot: Path | None) -> None:
 
 
 def _load(warehouse, campaign, measures, runs, qrels, missing):
-    """The per-topic score matrix of the measures, read from the warehouse (opened and closed)."""
+    """The per-topic score matrix of the measures, read from the warehouse (opened and closed)
+    under the option set of the command's evaluation options over the campaign's profile."""
+    from dataclasses import replace
+
+    from ..engine.settings import EvalSettings
     from ..meta.load import load_metrics
+    given = replace(EVAL_GIVEN.get("settings") or EvalSettings(), qrels=qrels)
     with _open(warehouse) as wh:
-        return load_metrics(wh, campaign, measures, runs=runs, qrels=qrels,
-                            missing=missing.value)
+        return load_metrics(wh, campaign, measures, runs=runs, missing=missing.value,
+                            given=given, report=note)
 
 
 @meta_app.command()
+@with_eval_options
 def discpower(campaign: Campaign, measure: Measures, run: Runs = None, qrels: Qrels = None,
               test: Annotated[Test, typer.Option("--test", help="Significance test.")]
               = Test.bootstrap,
@@ -100,6 +109,7 @@ def discpower(campaign: Campaign, measure: Measures, run: Runs = None, qrels: Qr
 
 
 @meta_app.command()
+@with_eval_options
 def sensitivity(campaign: Campaign, measure: Measures, run: Runs = None, qrels: Qrels = None,
                 seed: Seed = None, B: Resamples = None, alpha: Alpha = 0.05,
                 fmt: TableFormatOpt = TableFormat.table, missing: MissingOpt = Missing.error,
@@ -117,6 +127,7 @@ def sensitivity(campaign: Campaign, measure: Measures, run: Runs = None, qrels: 
 
 
 @meta_app.command()
+@with_eval_options
 def swap(campaign: Campaign, measure: Measures, run: Runs = None, qrels: Qrels = None,
          variant: Annotated[Variant, typer.Option("--variant", help="bootstrap: two topic sets "
                             "drawn with replacement; halves: disjoint halves.")]
@@ -143,6 +154,7 @@ def swap(campaign: Campaign, measure: Measures, run: Runs = None, qrels: Qrels =
 
 
 @meta_app.command()
+@with_eval_options
 def rankcorr(campaign: Campaign, measure: Measures, run: Runs = None, qrels: Qrels = None,
              stat: Annotated[list[Stat] | None, typer.Option(
                  "--stat", help="kendall, tau_ap (symmetric), spearman (repeatable; default "
@@ -179,6 +191,7 @@ def rankcorr(campaign: Campaign, measure: Measures, run: Runs = None, qrels: Qre
 
 
 @meta_app.command()
+@with_eval_options
 def concordance(campaign: Campaign, measure: Measures,
                 gold: Annotated[list[str], typer.Option("--gold", "-g", help="Gold-standard "
                                 "metric (repeatable: all must agree).")],
@@ -340,6 +353,7 @@ def _loo_or_undo(wh, pool_id, built, qrels_id, measures, keep):
 
 
 @meta_app.command()
+@with_eval_options
 def report(campaign: Campaign, measure: Measures,
            out: Annotated[Path, typer.Option("--out", help="Folder for report.md, report.json, "
                                              "pairs.csv and the plots.")],

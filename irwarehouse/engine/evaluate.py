@@ -118,6 +118,11 @@ class EvalResult:
     # every (run_id, run, topic) of the evaluated runs, whether judged or not (ndeval prints a
     # row of zeros for a run topic absent from the qrels); filled for diversity measures
     run_topics: pa.Table | None = None
+    # what the checks of meaningless results read (irwarehouse.engine.checks): each evaluated
+    # run's (run_id, name, number of its topics that the qrels judge), and whether the qrels
+    # have subtopics (intents) at all
+    coverage: list[tuple[int, str, int]] = field(default_factory=list)
+    qrels_has_intents: bool = True
 
     def with_arrow(self) -> EvalResult:
         """per_topic and summary as pyarrow Tables (the Python API's promise)."""
@@ -320,8 +325,16 @@ def evaluate(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: int,
         FROM run_row r JOIN run n ON n.run_id = r.run_id
         WHERE r.run_id IN (SELECT run_id FROM ev_runs)""").to_arrow_table() \
         if has_diversity else None
+    coverage = con.execute("""
+        SELECT e.run_id, r.name, count(rt.topic) FILTER (WHERE rt.in_run)
+        FROM (SELECT DISTINCT run_id FROM ev_runs) e JOIN run r ON r.run_id = e.run_id
+        LEFT JOIN ev_run_topic rt ON rt.run_id = e.run_id
+        GROUP BY e.run_id, r.name ORDER BY e.run_id""").fetchall()
+    intents = con.execute("SELECT count(*) > 0 FROM (SELECT 1 FROM judgment WHERE qrels_id = ? "
+                          "AND intent <> '' LIMIT 1)", [qrels_id]).fetchall()[0][0] \
+        if has_diversity else True
     return EvalResult(per_topic, summary, list(requests), opts, gcompute=gcompute_rows,
-                      run_topics=run_topics)
+                      run_topics=run_topics, coverage=coverage, qrels_has_intents=intents)
 
 
 def macro_call(req: MeasureRequest, opts: EvalOptions) -> tuple[str, dict]:

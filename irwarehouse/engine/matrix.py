@@ -19,6 +19,10 @@ class ScoreMatrix:
     runs: list[str]               # "campaign/run" when several campaigns are involved
     measure: str
     summary: str = "mean"         # how a run's value is formed (measure_catalog.summary)
+    # the qrels and option set the scores were read under (engine.settings.OptionSet), as
+    # "campaign: ..." per campaign when there are several; None when not recorded
+    qrels: str | None = None
+    options: str | None = None
 
     def column(self, run: str) -> np.ndarray:
         return self.values[:, self.runs.index(run)]
@@ -105,22 +109,27 @@ def stored_spellings(con, campaigns: list[str], measure: str) -> list[str]:
 
 
 def score_matrix(con, *, campaigns: list[str], measure: str, runs: list[str] | None = None,
-                 qrels: str | None = None, options: str | None = None,
+                 qrels: str | dict | None = None, options: str | dict | None = None,
                  missing: str = "error") -> ScoreMatrix:
     """The stored per-topic values of `measure` (any spelling of it) for the runs of
     `campaigns` (all runs, or those named in `runs`), one column per run; `qrels` chooses among
-    several stored qrels of a campaign. Topics a run lacks: matrix_from_rows's `missing`."""
+    several stored qrels of a campaign, `options` among several option sets (score.options);
+    either may be one value for every campaign or a dict campaign -> value. Topics a run lacks:
+    matrix_from_rows's `missing`."""
     names = stored_spellings(con, campaigns, measure)
-    rows = con.execute("""
-        SELECT campaign, run, topic, value, options, family, qrels
-        FROM topic_score
-        WHERE list_contains($campaigns, campaign) AND list_contains($names, measure)
-          AND ($runs IS NULL OR list_contains($runs, run))
-          AND ($qrels IS NULL OR qrels = $qrels)
-          AND ($options IS NULL OR options = $options)
-        ORDER BY campaign, run, topic, list_position($names, measure)""",
-                       {"campaigns": campaigns, "names": names, "runs": runs, "qrels": qrels,
-                        "options": options}).fetchall()
+    rows = []
+    for campaign in campaigns:
+        rows += con.execute("""
+            SELECT campaign, run, topic, value, options, family, qrels
+            FROM topic_score
+            WHERE campaign = $campaign AND list_contains($names, measure)
+              AND ($runs IS NULL OR list_contains($runs, run))
+              AND ($qrels IS NULL OR qrels = $qrels)
+              AND ($options IS NULL OR options = $options)
+            ORDER BY campaign, run, topic, list_position($names, measure)""",
+                            {"campaign": campaign, "names": names, "runs": runs,
+                             "qrels": _of(qrels, campaign), "options": _of(options, campaign)}
+                            ).fetchall()
     if not rows:
         raise NoStoredScores(f"no stored scores of {measure!r} in {', '.join(campaigns)} "
                              "(evaluate with --store first)")
@@ -129,9 +138,11 @@ def score_matrix(con, *, campaigns: list[str], measure: str, runs: list[str] | N
         if len(several) > 1:
             raise WarehouseError(f"scores of {measure!r} are stored for several qrels of "
                                  f"{campaign} ({', '.join(several)}); choose one with --qrels")
-    if len({r[4] for r in rows}) > 1:
-        raise WarehouseError(f"scores of {measure!r} were stored with several option sets; "
-                             "choose one")
+        sets = sorted({r[4] for r in rows if r[0] == campaign})
+        if len(sets) > 1:
+            raise WarehouseError(f"scores of {measure!r} in {campaign} were stored with several "
+                                 f"option sets ({'; '.join(sets)}); choose one with the "
+                                 "evaluation options (-g, --order, -c, -M, -J, -l)")
     several = len(campaigns) > 1
     cells: dict[tuple[str, str], float] = {}
     for campaign, run, topic, value, *_ in rows:      # the preferred spelling comes first
@@ -142,6 +153,20 @@ def score_matrix(con, *, campaigns: list[str], measure: str, runs: list[str] | N
             raise WarehouseError(f"no stored scores for run {absent[0]!r}")
     return matrix_from_rows([(r, t, v) for (r, t), v in cells.items()], measure, missing,
                             summary_of(con, rows[0][5]))
+
+
+def _of(value, campaign: str):
+    return value.get(campaign) if isinstance(value, dict) else value
+
+
+def has_scores(con, campaign: str, measure: str, qrels: str | None, options: str) -> bool:
+    """Whether the campaign has stored scores of `measure` (any spelling) under these qrels
+    (None: any) and option set."""
+    names = stored_spellings(con, [campaign], measure)
+    return con.execute("""
+        SELECT count(*) > 0 FROM topic_score
+        WHERE campaign = ? AND list_contains(?, measure) AND (? IS NULL OR qrels = ?)
+          AND options = ?""", [campaign, names, qrels, qrels, options]).fetchall()[0][0]
 
 
 def summary_of(con, family: str) -> str:

@@ -49,29 +49,55 @@ def score_name(con, campaign: str, label: str, version: int = 9, *,
 
 def load_metrics(wh, campaign: str, measures: list[str], *, runs: list[str] | None = None,
                  qrels: str | None = None, missing: str = "error",
-                 options: EvalOptions | None = None, stored: bool = True) -> MetricSet:
-    """One matrix per measure (labelled as the user wrote it), aligned on runs and topics."""
+                 options: EvalOptions | None = None, stored: bool = True,
+                 given=None, report=None) -> MetricSet:
+    """One matrix per measure (labelled as the user wrote it), aligned on runs and topics.
+    The scores are read (stored) or evaluated on the fly (nothing written) under one option
+    set for all measures: `options` when given, else engine.settings.option_set's choice from
+    `given` (EvalSettings) over the campaign's profile; `report(text)` is told which."""
+    from dataclasses import replace
+
+    from ..engine.settings import EvalSettings, OptionSet, option_set
     if not measures:
         raise MeasureError("give at least one measure (-m)")
     if len(set(measures)) != len(measures):
         raise MeasureError("a measure is given twice")
-    options = options or EvalOptions()
+    given = given or EvalSettings()
+    if qrels is not None:
+        given = replace(given, qrels=qrels)
+    version = options.version if options else (given.version or 9)
+    named, as_named = [], set()       # as_named: ROUGE and nugget scores, filed by name
+    for label in measures:
+        name, verbatim = score_name(wh.con, campaign, label, version, as_stored=stored)
+        named.append((label, name))
+        if verbatim:
+            as_named.add(label)
+    ranked = [name for label, name in named if label not in as_named]
+    if options is not None:
+        chosen = OptionSet(campaign, given.qrels, options, "given")
+    else:
+        chosen = option_set(wh.con, campaign, ranked or [named[0][1]], given)
+    if report is not None and ranked and chosen.worth_naming:
+        report(f"scores of {chosen.describe()}")
+    options = chosen.options
     matrices: dict[str, ScoreMatrix] = {}
     to_evaluate = []
-    for label in measures:
-        name, _ = score_name(wh.con, campaign, label, options.version,
-                             as_stored=stored and qrels is None)
-        if stored and qrels is None:
+    for label, name in named:
+        if stored:
             try:
-                matrices[label] = score_matrix(wh.con, campaigns=[campaign], measure=name,
-                                               runs=runs, missing=missing)
+                verbatim = label in as_named      # text scores: their own sets and options
+                matrices[label] = score_matrix(
+                    wh.con, campaigns=[campaign], measure=name, runs=runs, missing=missing,
+                    qrels=None if verbatim else chosen.qrels,
+                    options=None if verbatim else options.describe())
                 continue
             except NoStoredScores:
                 pass
         to_evaluate.append((label, name))
     if to_evaluate:
         result = wh.evaluate([label for label, _ in to_evaluate], campaign=campaign, runs=runs,
-                             qrels=qrels, store=False, options=options)
+                             qrels=chosen.qrels, store=False, options=options,
+                             ntcir=chosen.ntcir())
         table = result.per_topic.to_pydict()
         summaries = {r.name: r.mdef.summary for r in result.requests}
         for label, name in to_evaluate:

@@ -242,11 +242,14 @@ def _run_table(rows: list[dict], measures: list[str]) -> str:
 def campaign_report(wh, campaign: str, out_dir: str | Path, *, measures: list[str] | None = None,
                  baseline: str | None = None, qrels: str | None = None,
                  warehouse_label: str = "irw.duckdb", seed: int = 1,
-                 scatter: tuple[str, str] | None = None, tie_rule: str = "ge") -> Path:
+                 scatter: tuple[str, str] | None = None, tie_rule: str = "ge",
+                 settings=None, report=None) -> Path:
     """Write out_dir/report.html (self-contained), figures/*.png|svg and queries/*.sql.
     Evaluates (and stores) measures the warehouse lacks. `scatter` = two measures whose
     per-run means are plotted against each other (e.g. D-nDCG@10 and I-rec@10 for a diversity
-    campaign). Returns the HTML path."""
+    campaign). `settings`: evaluation settings (engine.settings.EvalSettings) over the
+    campaign's profile; `report(text)` is told which option set the scores come from. Returns
+    the HTML path."""
     runs = wh.con.execute("""SELECT r.name FROM run r JOIN campaign c USING (campaign_id)
                              WHERE c.name = ? ORDER BY r.name""", [campaign]).fetchall()
     if not runs:
@@ -264,7 +267,7 @@ def campaign_report(wh, campaign: str, out_dir: str | Path, *, measures: list[st
     if scope.ranked:
         specs = scope.ranked_specs + [spec for spec in scatter or () if spec not in scope.text]
         qrels_name, options = ensure_scores(wh, campaign, scope.qrels,
-                                            specs + [PR_SPEC, *RANK_SPECS])
+                                            specs + [PR_SPEC, *RANK_SPECS], settings, report)
     filed = {n: scope.text.get(n, (qrels_name, options))
              for n in names + [n[0] for n in scatter_names or ()]}
     first = names[0]
@@ -403,7 +406,7 @@ def campaign_report(wh, campaign: str, out_dir: str | Path, *, measures: list[st
     if scope.ranked and baseline in scope.ranked_runs:
         from .online import online_sections  # precision histogram, click logs
         sections += online_sections(wh, campaign, qrels_name, baseline, figures,
-                                    warehouse_label)
+                                    warehouse_label, options)
     else:
         sections.append(online_note(baseline, scope.ranked))
     text = parts.page(f"irw report: {campaign}", f"Campaign {campaign}", meta, sections)

@@ -16,7 +16,7 @@ from .scores import ensure_scores, measure_names
 
 HISTOGRAM_SQL = """SELECT run, baseline, topic, delta
 FROM run_delta($baseline, $measure)
-WHERE campaign = $campaign AND qrels = $qrels
+WHERE campaign = $campaign AND qrels = $qrels AND options = $options
 ORDER BY run, topic"""
 
 CLICKS_SQL = """SELECT q.run, count(DISTINCT q.session) AS sessions, count(*) AS queries,
@@ -39,13 +39,13 @@ def _histogram(rows: list[dict], baseline: str, folder: Path) -> str:
 
 
 def online_sections(wh, campaign: str, qrels: str, baseline: str, folder: Path,
-                    warehouse_label: str) -> list[str]:
+                    warehouse_label: str, options: str | None = None) -> list[str]:
     out = []
-    ensure_scores(wh, campaign, qrels, ["Rprec"])
+    _, options = ensure_scores(wh, campaign, qrels, ["Rprec"], options_text=options)
     (rprec,) = measure_names(["Rprec"])
     hist = Query("precision_histogram", HISTOGRAM_SQL,
                  {"baseline": baseline, "measure": rprec, "campaign": campaign,
-                  "qrels": qrels})
+                  "qrels": qrels, "options": options})
     rows = hist.rows(wh.con)
     hist.save(folder.parent / "queries")
     wins = {}

@@ -1,22 +1,33 @@
-"""The scores a report reads: stored, or evaluated (with the default options) and stored
-first when some run of the campaign lacks them."""
+"""The scores a report reads: stored, or evaluated (under the campaign's option set) and
+stored first when some run of the campaign lacks them."""
 
 from __future__ import annotations
 
 
-def ensure_scores(wh, campaign: str, qrels: str | None, specs: list[str]) -> tuple[str, str]:
+def ensure_scores(wh, campaign: str, qrels: str | None, specs: list[str], given=None,
+                  report=None, options_text: str | None = None) -> tuple[str, str]:
     """Evaluate and store every requested measure that the score table lacks for some run of
-    the campaign (default options). Returns (qrels name, options text)."""
-    from ..engine.evaluate import EvalOptions
+    the campaign, under the option set engine.settings.option_set chooses (the given settings
+    over the campaign's profile, else the one stored set, else the defaults); `report(text)` is
+    told which; `options_text`: that stored option set instead (a report's later sections
+    read the set its first one chose). Returns (qrels name, options text)."""
+    from dataclasses import replace
+
+    from ..engine.settings import EvalSettings, OptionSet, option_set, parse_option_set
     from ..measures import parse_measures
-    options = EvalOptions()
-    qid = wh.qrels_id(campaign, qrels)
+    given = given or EvalSettings()
+    if qrels is not None:
+        given = replace(given, qrels=qrels)
+    chosen = option_set(wh.con, campaign, specs[:1], given) if options_text is None else \
+        OptionSet(campaign, given.qrels, parse_option_set(options_text), "the report's")
+    options = chosen.options
+    qid = wh.qrels_id(campaign, chosen.qrels)
     qrels_name = wh.con.execute("SELECT name FROM qrels WHERE qrels_id = ?",
                                 [qid]).fetchall()[0][0]
     num_runs = len(ranked_runs(wh.con, campaign))
     missing = []
     for spec in specs:
-        for req in parse_measures([spec]):
+        for req in parse_measures([spec], ntcir=chosen.ntcir()):
             have = wh.con.execute("""
                 SELECT count(DISTINCT s.run_id) FROM score s JOIN run r USING (run_id)
                 JOIN campaign c ON c.campaign_id = r.campaign_id
@@ -26,7 +37,10 @@ def ensure_scores(wh, campaign: str, qrels: str | None, specs: list[str]) -> tup
                 missing.append(spec)
                 break
     if missing:
-        wh.evaluate(missing, campaign=campaign, qrels=qrels_name, store=True, options=options)
+        wh.evaluate(missing, campaign=campaign, qrels=qrels_name, store=True, options=options,
+                    ntcir=chosen.ntcir())
+    if report is not None and chosen.worth_naming:
+        report(f"report scores of {replace(chosen, qrels=qrels_name).describe()}")
     return qrels_name, options.describe()
 
 

@@ -188,3 +188,17 @@ def _classical_pairs(matrix, run_a, run_b, test, progress):
 def _report_done(progress, total: int) -> None:
     if progress is not None:
         progress(total, total)
+
+
+
+def paired_effect(x, y, alpha: float = 0.05) -> tuple[float, float, float]:
+    """The effect size of a pair of runs and a confidence interval, as the paired t-test gives
+    them (classical.paired_t): (d, low, high), d = mean difference / sd of the per-topic
+    differences (Cohen's d_z), [low, high] the (1 - alpha) t interval of the mean difference
+    (Sakai, PROMISE 2014). NaN where undefined (d of identical runs; fewer than 2 topics)."""
+    if np.asarray(x).size < 2:
+        return float("nan"), float("nan"), float("nan")
+    from .classical import paired_t
+    result = paired_t(x, y, confidence_level=1.0 - alpha)
+    ci = result.confidence_interval
+    return result.effect_size, ci.low, ci.high

@@ -57,10 +57,15 @@ def remove(con: duckdb.DuckDBPyConnection, kind: str, campaign: str, name: str) 
                              f"{pools[0]!r}; it is kept (a pool records what it was made of)")
     removed = 0
     with transaction(con, f"the removal of {kind} {name} from campaign {campaign}"):
-        tables = [t for t in _tables_with(con, key) if t != kind] + [kind]
+        # a campaign's profile outlives the qrels it named: it falls back to no qrels choice
+        tables = [t for t in _tables_with(con, key)
+                  if t not in (kind, "campaign_profile")] + [kind]
         for table in tables:
             removed += con.execute(f'DELETE FROM "{table}" WHERE {key} = ?',
                                    [found[0]]).fetchone()[0]
+        if kind == "qrels":
+            con.execute("UPDATE campaign_profile SET qrels_id = NULL WHERE qrels_id = ?",
+                        [found[0]]).fetchall()
         sources = _TOKENS[kind]
         removed += con.execute(
             f"DELETE FROM text_token WHERE owner_id = ? AND source IN "

@@ -54,25 +54,43 @@ def identical_note(comparison) -> list[str]:
     return [f"note: identical per-topic values, p = 1 by definition: {shown}"]
 
 
-def pair_records(comparison) -> list[dict]:
+def pair_records(comparison, matrix: ScoreMatrix | None = None, measure: str | None = None
+                 ) -> list[dict]:
+    """One row per pair: measure, runs, means, delta, test, correction, B, seed, p, adjusted
+    p, significant, and the effect size with its confidence interval (stats.paired_effect)."""
+    from ..stats.compare import paired_effect
     out = []
     for rec in comparison.records():
-        item = {k: rec[k] for k in ("run_a", "run_b", "mean_a", "mean_b", "delta", "p")}
-        if comparison.correction:
-            item["p_adjusted"] = rec["p_adjusted"]
-        item.update(test=rec["test"], B=rec["B"], seed=rec["seed"])
+        item = {"measure": measure or (matrix.measure if matrix is not None else None)}
+        if matrix is not None and matrix.options is not None:     # the set the scores are of
+            item.update(qrels=matrix.qrels or None, options=matrix.options)
+        item.update({k: rec[k] for k in ("run_a", "run_b", "mean_a", "mean_b", "delta")})
+        item.update(test=rec["test"], correction=rec["correction"], B=rec["B"],
+                    seed=rec["seed"], p=rec["p"], p_adjusted=rec["p_adjusted"],
+                    significant=rec["significant"])
+        if matrix is not None:
+            d, low, high = paired_effect(matrix.column(rec["run_a"]),
+                                         matrix.column(rec["run_b"]), comparison.alpha)
+            item.update(effect_size=_number(d), ci_low=_number(low), ci_high=_number(high),
+                        ci_level=1 - comparison.alpha)
         if "tie_rule" in rec:
             item["tie_rule"] = rec["tie_rule"]
         out.append(item)
     return out
 
 
-def render(comparison, matrix: ScoreMatrix, fmt: str) -> str:
+def _number(x: float) -> float | None:
+    return None if x != x else x          # NaN (undefined) is null in JSON
+
+
+def render(comparison, matrix: ScoreMatrix, fmt: str, measure: str | None = None) -> str:
     if fmt == "table":
         return table_text(comparison, matrix)
-    records = pair_records(comparison)
-    if fmt == "json":
-        return "\n".join(json.dumps(r) for r in records) + "\n"
+    records = pair_records(comparison, matrix, measure)
+    if fmt == "json":                     # one document, as `irw eval --format json`
+        return json.dumps(records, indent=1, allow_nan=False) + "\n"
+    if fmt == "jsonl":
+        return "".join(json.dumps(r, allow_nan=False) + "\n" for r in records)
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=list(records[0]) if records else ["run_a"],
                             lineterminator="\n")

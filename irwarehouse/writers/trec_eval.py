@@ -24,7 +24,8 @@ def _line(name: str, topic: str, text: str) -> str:
 
 def trec_eval_text(result: EvalResult, *, per_topic: bool) -> str:
     """trec_eval's output: per-topic rows (with -q), then the `all` rows of each run, starting
-    with runid; topics in byte order; 9.x does not print rows of topics absent from a run."""
+    with runid (for the measures that print it, and for every run when there are several);
+    topics in byte order; 9.x does not print rows of topics absent from a run."""
     kinds = {r.name: r for r in result.requests}
     lines: list[str] = []
     topics = result.per_topic.to_pylist()
@@ -32,6 +33,10 @@ def trec_eval_text(result: EvalResult, *, per_topic: bool) -> str:
     runs = list(dict.fromkeys([row["run_id"] for row in summary] +
                               [row["run_id"] for row in topics]))
     names = {row["run_id"]: row["run"] for row in topics + summary}
+    # trec_eval evaluates one run per call; with several runs each block says whose it is by
+    # the `runid` line trec_eval prints for -m all_trec (where all_trec puts it: after the
+    # run's per-topic rows, before its `all` rows). One run: trec_eval's bytes exactly.
+    runid = result.runid or len(runs) > 1
     for run_id in runs:
         if per_topic:
             rows = [t for t in topics if t["run_id"] == run_id and kinds[t["measure"]].mdef.per_topic
@@ -42,7 +47,7 @@ def trec_eval_text(result: EvalResult, *, per_topic: bool) -> str:
                 text = (f"'{t['text']}'" if req.mdef.kind == "text"
                         else _format_value(t["value"], req.mdef.integer))
                 lines.append(_line(t["measure"], t["topic"], text))
-        if result.runid:
+        if runid:
             lines.append(_line("runid", "all", names[run_id]))
         for s in summary:
             if s["run_id"] == run_id:

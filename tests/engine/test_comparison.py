@@ -53,7 +53,7 @@ def _compare(path, *args):
 
 
 def test_json_gives_one_object_per_pair_and_identical_runs_have_p_1(campaign):
-    rows = [json.loads(line) for line in _compare(campaign, "-f", "json", "--seed", "7")
+    rows = [json.loads(line) for line in _compare(campaign, "-f", "jsonl", "--seed", "7")
             .splitlines()]
     assert len(rows) == 4 * 3 // 2
     same = next(r for r in rows if {r["run_a"], r["run_b"]} == {"r0", "r1"})
@@ -62,7 +62,7 @@ def test_json_gives_one_object_per_pair_and_identical_runs_have_p_1(campaign):
 
 
 def test_cli_p_value_equals_the_engine_fed_the_same_matrix_and_seed(campaign):
-    rows = [json.loads(line) for line in _compare(campaign, "-f", "json", "--seed", "11")
+    rows = [json.loads(line) for line in _compare(campaign, "-f", "jsonl", "--seed", "11")
             .splitlines()]
     with Warehouse(campaign) as wh:
         m = score_matrix(wh.con, campaigns=["c"], measure="map")
@@ -81,7 +81,7 @@ def test_same_seed_same_output_and_store_records_test_B_seed(campaign):
 
 
 def test_correction_adds_p_adjusted(campaign):
-    rows = [json.loads(line) for line in _compare(campaign, "-f", "json", "--test", "t",
+    rows = [json.loads(line) for line in _compare(campaign, "-f", "jsonl", "--test", "t",
                                                    "--correction", "holm").splitlines()]
     assert all(r["p_adjusted"] >= r["p"] for r in rows)
 
@@ -112,9 +112,11 @@ def test_every_spelling_of_a_measure_compares_the_same(campaign, stored):
     out = {}
     for spelling in ("P.10", "P_10", "P@10"):
         result = CliRunner().invoke(app, ["compare", "-C", "c", "-m", spelling, "-w",
-                                          str(campaign), "-f", "json", "--seed", "5"])
+                                          str(campaign), "-f", "jsonl", "--seed", "5"])
         assert result.exit_code == 0, result.output
-        out[spelling] = [json.loads(line) for line in result.output.splitlines()]
+        rows = [json.loads(line) for line in result.output.splitlines()]
+        assert {r.pop("measure") for r in rows} == {spelling}    # the row names the measure
+        out[spelling] = rows
     assert out["P.10"] == out["P_10"] == out["P@10"] and len(out["P.10"]) == 6
     with Warehouse(campaign) as wh:
         names = wh.con.execute("SELECT DISTINCT measure FROM score").fetchall()

@@ -141,8 +141,10 @@ def test_irw_meta_reads_every_spelling_alike(sample):
 
 
 def test_irw_compare_reads_every_spelling_alike(sample):
-    out = {s: _invoke("compare", "-C", "s", "-m", s, "--seed", "3", "-f", "json", "-w",
-                      str(sample)) for s in SPELLINGS}
+    out = {s: json.loads(_invoke("compare", "-C", "s", "-m", s, "--seed", "3", "-f", "json",
+                                 "-w", str(sample))) for s in SPELLINGS}
+    for spelling, rows in out.items():         # each row names the measure as it was asked for
+        assert {row.pop("measure") for row in rows} == {spelling}
     assert out["P.10"] == out["P_10"] == out["P@10"] and out["P.10"]
 
 

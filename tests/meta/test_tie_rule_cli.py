@@ -43,8 +43,7 @@ def test_the_rules_differ_on_this_campaign(wh_path):
 def test_compare(wh_path):
     base = ["compare", "-C", "c", "-m", "P@5", "--test", "tukey", "-B", "400", "--seed", "3"]
     for rule in ("ge", "gt"):
-        rows = json.loads("[" + ",".join(
-            irw(wh_path, *base, "--tie-rule", rule, "-f", "json").output.split("\n")[:-1]) + "]")
+        rows = json.loads(irw(wh_path, *base, "--tie-rule", rule, "-f", "json").output)
         assert all(r["tie_rule"] == rule for r in rows)
         assert {(r["run_a"], r["run_b"]): r["p"] for r in rows} == expected_asl(wh_path, rule)
     table = irw(wh_path, *base, "--tie-rule", "gt")

@@ -182,7 +182,7 @@ def test_irw_compare_gives_the_twin_p_one_and_the_same_output_twice(campaign, tm
         path = _fresh_copy(campaign, tmp_path, f"w{attempt}.duckdb")
         args = ["compare", "-w", str(path), "-C", "r", "-m", "map", "--test", test,
                 "--seed", "7", *extra]
-        outputs.append((_irw([*args, "-f", "json"], hash_seed), _irw(args, hash_seed)))
+        outputs.append((_irw([*args, "-f", "jsonl"], hash_seed), _irw(args, hash_seed)))
     assert outputs[0] == outputs[1]
     json_out, table = outputs[0]
     assert _twin_p(json_out) == 1.0
