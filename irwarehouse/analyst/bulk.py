@@ -2,9 +2,10 @@
 
 All or nothing: every file is read and checked before anything is written, and the runs are
 written in one transaction, so a bad file (reported with its file and line) leaves the
-warehouse as it was; `keep_going` stores the good files and reports the bad ones instead. The team of a run comes from its file name by a regular expression's first
-group, or by default from the run name: its prefix before the first digit or dot
-(`MU03rob01` -> `MU`, `uwmtCR0` -> `uwmtCR`)."""
+warehouse as it was; `keep_going` stores the good files and reports the bad ones instead.
+The team of a run comes from its file name by a regular expression's first group, or by
+default from the run name: its prefix before the first digit or dot (`MU03rob01` -> `MU`,
+`uwmtCR0` -> `uwmtCR`)."""
 
 from __future__ import annotations
 
@@ -17,13 +18,7 @@ import duckdb
 
 from ..errors import IrwError, WarehouseError
 from ..formats.trec import sha256_of, stage_run, stage_runs_bulk
-from ..store.ingest import (
-    StagedRun,
-    campaign_id,
-    check_name,
-    store_staged_runs,
-    transaction,
-)
+from ..store.ingest import StagedRun, check_name, store_staged_runs
 
 DEFAULT_TEAM_PATTERN = r"^([^0-9.]+)"
 NAME_SOURCES = ("tag", "file")
@@ -70,17 +65,6 @@ def run_name_from_file(file_name: str) -> str:
                 name = name[: -len(suffix)]
                 break
     return name
-
-
-def set_campaign_info(con: duckdb.DuckDBPyConnection, campaign: str, *, year: int | None = None,
-                      venue: str | None = None) -> None:
-    """Create the campaign if new and record its year and venue (when given)."""
-    with transaction(con):
-        cid = campaign_id(con, campaign, create=True)
-        if year is not None:
-            con.execute("UPDATE campaign SET year = ? WHERE campaign_id = ?", [year, cid])
-        if venue is not None:
-            con.execute("UPDATE campaign SET venue = ? WHERE campaign_id = ?", [venue, cid])
 
 
 def ingest_folder(con: duckdb.DuckDBPyConnection, folder: Path, campaign: str, *,
