@@ -346,6 +346,13 @@ FROM (
     WHERE NOT judged_only OR rel >= 0
 );
 
+-- plan: stored (ev_ranked)
+-- The stored plan without -J: ev_ranked straight from the stored ranks (judged_row), with no
+-- ev_full_ranked copy in between (100-run campaign bench: one 2.5M-row table less).
+CREATE OR REPLACE MACRO ev_make_ranked_stored(relevance_level, max_docs) AS TABLE
+SELECT run_id, topic, full_rank AS rank, rel, rel >= relevance_level AS is_rel
+FROM ev_make_full_ranked_stored(max_docs);
+
 -- relation: ev_relevant
 -- The relevant documents of each evaluated list with C(r) (rel_so_far): the number of relevant
 -- documents at ranks <= r, the running count of precision-based measures (AP, interpolated
@@ -596,8 +603,8 @@ WHERE list_contains(run_ids, r.run_id);
 -- name: summary
 -- The `all` row of every measure of an `irw eval` (irwarehouse.engine.evaluate): irw_summarise
 -- (sql/schema.sql) of the per-topic values in topic order, by the measure's summary kind. Run
--- for the $measures of one group of options, while their context is built (-c counts the
--- relevant documents of that context).
+-- for the $measures of one group of options and the runs of one context, while that context
+-- is built (-c counts the relevant documents of that context).
 INSERT INTO ev_summary
 SELECT s.run_id, s.measure,
        irw_summarise(any_value(m.summary), list(s.value ORDER BY s.topic),
@@ -605,4 +612,5 @@ SELECT s.run_id, s.measure,
                           THEN (SELECT count(*) FROM ev_judgment WHERE rel > 0) END) AS value
 FROM ev_scores s JOIN ev_measures m ON m.measure = s.measure
 WHERE m.summary <> 'none' AND list_contains($measures, s.measure)
+  AND s.run_id IN (SELECT run_id FROM ev_runs)  -- the runs of this context (engine.evaluate)
 GROUP BY s.run_id, s.measure;

@@ -1,9 +1,10 @@
 """Ingesting a whole folder of run files into a campaign with one command.
 
-Each run is stored in its own transaction (a bad file never leaves half a run); by default the
-first bad file stops the command, with its file and line; `keep_going` reports bad files at
-the end instead. The team of a run comes from its file name by a regular expression's first
-group, or by default from the run name (analyst.teams.default_team: `MU03rob01` -> `MU`,
+All or nothing: every file is read and checked before anything is written, and the runs are
+written in one transaction, so a bad file (reported with its file and line) leaves the
+warehouse as it was; `keep_going` stores the good files and reports the bad ones instead.
+The team of a run comes from its file name by a regular expression's first group, or by
+default from the run name (analyst.teams.default_team: `MU03rob01` -> `MU`,
 `KASYS-CO-REV-6` -> `KASYS`, `THUIRr0301` -> `THUIR`; a mapping file fixes the rest)."""
 
 from __future__ import annotations
@@ -16,8 +17,8 @@ from pathlib import Path
 import duckdb
 
 from ..errors import IrwError, WarehouseError
-from ..formats.trec import sha256_of, stage_run
-from ..store.ingest import campaign_id, store_staged_run, transaction
+from ..formats.trec import sha256_of, stage_run, stage_runs_bulk
+from ..store.ingest import StagedRun, check_name, store_staged_runs
 
 NAME_SOURCES = ("tag", "file")
 _COMPRESSED = (".gz", ".bz2", ".xz", ".zst")
@@ -68,25 +69,18 @@ def run_name_from_file(file_name: str) -> str:
     return name
 
 
-def set_campaign_info(con: duckdb.DuckDBPyConnection, campaign: str, *, year: int | None = None,
-                      venue: str | None = None) -> None:
-    """Create the campaign if new and record its year and venue (when given)."""
-    with transaction(con):
-        cid = campaign_id(con, campaign, create=True)
-        if year is not None:
-            con.execute("UPDATE campaign SET year = ? WHERE campaign_id = ?", [year, cid])
-        if venue is not None:
-            con.execute("UPDATE campaign SET venue = ? WHERE campaign_id = ?", [venue, cid])
-
-
 def ingest_folder(con: duckdb.DuckDBPyConnection, folder: Path, campaign: str, *,
                   team_pattern: str | None = None, glob: str = "*", replace: bool = False,
                   skip_existing: bool = False, keep_going: bool = False,
-                  keep_first: bool = False, names: str = "tag",
+                  keep_first: bool = False, names: str = "tag", year: int | None = None,
+                  venue: str | None = None,
                   progress: Callable[[Path], None] | None = None) -> FolderResult:
-    """Store every run file of `folder` in `campaign`; `progress(file)` after each file.
-    Runs are named by their run tag (`names="tag"`) or their file name (`"file"`, for
-    folders whose runs share a tag)."""
+    """Store every run file of `folder` in `campaign`, all or nothing: every file is read and
+    checked first (one CSV read of all of them when they are clean, otherwise file by file,
+    which names the first bad line), then every run is written in one transaction. With
+    `keep_going` the good files are stored and the bad ones listed in the result instead.
+    `progress(file)` after each file is checked. Runs are named by their run tag
+    (`names="tag"`) or their file name (`"file"`, for folders whose runs share a tag)."""
     if names not in NAME_SOURCES:
         raise WarehouseError(f"runs are named by one of {', '.join(NAME_SOURCES)}, not {names!r}")
     if team_pattern:
@@ -94,43 +88,106 @@ def ingest_folder(con: duckdb.DuckDBPyConnection, folder: Path, campaign: str, *
             re.compile(team_pattern)
         except re.error as exc:
             raise WarehouseError(f"bad team pattern {team_pattern!r}: {exc}") from None
+    files = run_files(folder, glob)
     result = FolderResult()
-    for path in run_files(folder, glob):
-        try:
-            _one(con, path, campaign, team_pattern, replace, skip_existing, keep_first, names,
-                 result)
-        except IrwError as exc:
-            if not keep_going:
-                raise
-            result.failed.append((path.name, str(exc)))
-        finally:
-            if progress:
-                progress(path)
+    staged = _stage_folder(con, files, keep_going, keep_first, result, progress)
+    try:
+        entries = _name_runs(con, staged, campaign, team_pattern, names, replace,
+                             skip_existing, keep_going, result)
+        if entries or year is not None or venue is not None:
+            store_staged_runs(con, campaign, entries, replace=replace, year=year, venue=venue)
+        result.stored = [(e.path.name, e.name, e.team) for e in entries]
+    finally:
+        con.execute("DROP TABLE IF EXISTS stage_runs")
     return result
 
 
-def _one(con, path: Path, campaign: str, team_pattern, replace, skip_existing, keep_first,
-         names: str, result: FolderResult) -> None:
-    tag = stage_run(con, path, keep_first=keep_first)
-    if names == "file":
-        tag = run_name_from_file(path.name)
-    elif any(tag == run for _, run, _ in result.stored):
-        raise WarehouseError(f"{path.name}: run tag {tag!r} was already used by another file "
-                             "of this folder; name runs by file with --names file")
-    digest = sha256_of(path)
-    if skip_existing:
-        old = con.execute("""
-            SELECT r.sha256 FROM run r JOIN campaign c USING (campaign_id)
-            WHERE c.name = ? AND r.name = ?""", [campaign, tag]).fetchall()
-        if old:
-            why = "already stored" if old[0][0] == digest else "a different run of that name " \
-                  "is stored (use --replace)"
-            result.skipped.append((path.name, why))
-            return
-    team = team_of(path.name, tag, team_pattern)
-    store_staged_run(con, campaign, name=tag, team=team, source=str(path.resolve()),
-                     digest=digest, replace=replace)
-    result.stored.append((path.name, tag, team))
+@dataclass
+class _Staged:
+    fi: int                     # the file's number in stage_runs
+    path: Path
+    tag: str
+    sha256: str
+
+
+def _stage_folder(con, files: list[Path], keep_going: bool, keep_first: bool,
+                  result: FolderResult, progress) -> list[_Staged]:
+    """Read and check every file into TEMP table stage_runs (fi, topic, doc, score, rank; the
+    rowid is the file order): one CSV read of all of them when every file is clean
+    (formats.trec.stage_runs_bulk), otherwise each file by the single-file reader, whose
+    errors name the file and line. A bad file stops everything, or with `keep_going` is
+    listed in result.failed."""
+    meta = stage_runs_bulk(con, files, digest=True)
+    if meta is not None:
+        for path in files:
+            if progress:
+                progress(path)
+        return [_Staged(i + 1, path, m["tag"], m["sha256"])
+                for i, (path, m) in enumerate(zip(files, meta))]
+    con.execute("CREATE OR REPLACE TEMP TABLE stage_runs (fi INTEGER, topic VARCHAR, "
+                "doc VARCHAR, score DOUBLE, rank BIGINT)")
+    staged = []
+    try:
+        for i, path in enumerate(files):
+            try:
+                tag = stage_run(con, path, keep_first=keep_first)
+                digest = sha256_of(path)
+            except IrwError as exc:
+                if not keep_going:
+                    raise
+                result.failed.append((path.name, str(exc)))
+            else:
+                con.execute("INSERT INTO stage_runs SELECT ?, topic, doc, score, rank "
+                            "FROM stage_run ORDER BY rowid", [i + 1])
+                staged.append(_Staged(i + 1, path, tag, digest))
+            finally:
+                if progress:
+                    progress(path)
+    except BaseException:
+        con.execute("DROP TABLE IF EXISTS stage_runs")
+        raise
+    finally:
+        con.execute("DROP TABLE IF EXISTS stage_run")
+    return staged
+
+
+def _name_runs(con, staged: list[_Staged], campaign: str, team_pattern, names: str,
+               replace: bool, skip_existing: bool, keep_going: bool,
+               result: FolderResult) -> list[StagedRun]:
+    """The stored name and team of every staged file, with the refusals of the folder's rules
+    (a tag used twice, a name already stored without --replace or --skip-existing) decided
+    before anything is written."""
+    stored = dict(con.execute("""
+        SELECT r.name, r.sha256 FROM run r JOIN campaign c USING (campaign_id)
+        WHERE c.name = ?""", [campaign]).fetchall())
+    entries: list[StagedRun] = []
+    used: set[str] = set()
+    for s in staged:
+        try:
+            name = run_name_from_file(s.path.name) if names == "file" else s.tag
+            if names == "tag" and name in used:
+                raise WarehouseError(f"{s.path.name}: run tag {name!r} was already used by "
+                                     "another file of this folder; name runs by file with "
+                                     "--names file")
+            check_name("run", name)
+            if name in stored and skip_existing:
+                why = "already stored" if stored[name] == s.sha256 else \
+                    "a different run of that name is stored (use --replace)"
+                result.skipped.append((s.path.name, why))
+                used.add(name)
+                continue
+            if name in stored and not replace:
+                raise WarehouseError(f"{s.path}: run {name!r} is already in campaign "
+                                     f"{campaign!r} (use --replace to replace it)")
+        except IrwError as exc:
+            if not keep_going:
+                raise
+            result.failed.append((s.path.name, str(exc)))
+            continue
+        used.add(name)
+        entries.append(StagedRun(s.fi, s.path, name, team_of(s.path.name, name, team_pattern),
+                                 s.sha256))
+    return entries
 
 
 class StderrProgress:

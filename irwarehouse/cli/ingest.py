@@ -208,23 +208,25 @@ def ingest_runs(
     venue: Annotated[str | None, typer.Option(help="Record the campaign's venue.")] = None,
     replace: Annotated[bool, typer.Option(help="Replace runs of the same name.")] = False,
     skip_existing: Annotated[bool, typer.Option(help="Skip runs already stored.")] = False,
-    keep_going: Annotated[bool, typer.Option(help="Ingest the good files and list the bad "
-                          "ones at the end (exit 1) instead of stopping.")] = False,
+    keep_going: Annotated[bool, typer.Option(help="Store the good files and list the bad "
+                          "ones (file:line: error) at the end, exit 1; without it one bad "
+                          "file stores nothing.")] = False,
     keep_first: Annotated[bool, typer.Option(help="Keep the first of duplicate documents.")]
     = False,
     warehouse: WarehouseOpt = None,
 ):
-    """Ingest every run file of a folder (one transaction per run), with a progress bar."""
+    """Ingest every run file of a folder, all or nothing (one read of the files, one
+    transaction), with a progress bar."""
     def body():
-        from ..analyst.bulk import StderrProgress, ingest_folder, run_files, set_campaign_info
+        from ..analyst.bulk import StderrProgress, ingest_folder, run_files
         files = run_files(folder, glob)
         with open_warehouse(warehouse) as wh:
-            set_campaign_info(wh.con, campaign, year=year, venue=venue)
-            bar = StderrProgress(len(files), "ingesting runs")
+            bar = StderrProgress(len(files), "checking runs")
             result = ingest_folder(wh.con, folder, campaign, team_pattern=team_pattern,
                                    glob=glob, replace=replace, skip_existing=skip_existing,
                                    keep_going=keep_going, keep_first=keep_first,
-                                   names=names.value, progress=bar.step)
+                                   names=names.value, year=year, venue=venue,
+                                   progress=bar.step)
         for name, run, team in result.stored:
             typer.echo(f"{name}\t{run}\tteam={team or ''}")
         for name, why in result.skipped:

@@ -25,6 +25,11 @@ ORDERS = ("score", "rank", "file")
 # seconds vs window 3.0, 2.8, 3.5; the crossover is near 30.
 COUNTING_PLAN_MAX_JUDGED_PER_LIST = 30
 MACROS_PER_STATEMENT = 4
+# Runs evaluated in one context: a larger campaign is evaluated this many runs at a time, so
+# that its peak memory stays that of RUNS_PER_CONTEXT runs (the context relations hold every
+# judged document of the runs evaluated together). Measured on bench/bench_campaign.py's runs
+# (50 topics x 1,000 documents, ~500 judged per list): no slower per run than one context.
+RUNS_PER_CONTEXT = 100
 
 
 @dataclass(frozen=True)
@@ -171,6 +176,9 @@ def build_context(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: 
             continue
         if relation == "ev_full_ranked":
             plan = _rank(con, opts, values)
+        elif relation == "ev_ranked" and plan == "stored" and not opts.judged_only:
+            _materialise(con, "ev_ranked", "ev_make_ranked_stored",
+                         ["relevance_level", "max_docs"], values)
         elif relation == "ev_div_ideal":
             con.execute("CREATE OR REPLACE TEMP TABLE ev_div_ideal AS FROM ev_make_div_ideal(1.0) "
                         "LIMIT 0")
@@ -186,7 +194,12 @@ def _rank(con: duckdb.DuckDBPyConnection, opts: EvalOptions, values: dict) -> st
     """ev_full_ranked by the cheapest plan (choose_plan)."""
     plan = choose_plan(con, opts)
     args = {**values, "float32_scores": opts.version < 10}
-    if plan == "stored":
+    if plan == "stored" and not opts.judged_only:
+        # ev_ranked is built from the stored ranks directly (build_context); an empty
+        # ev_full_ranked, so that nothing reads an earlier evaluation's
+        con.execute("CREATE OR REPLACE TEMP TABLE ev_full_ranked AS "
+                    "FROM ev_make_full_ranked_stored(NULL) LIMIT 0")
+    elif plan == "stored":
         _materialise(con, "ev_full_ranked", "ev_make_full_ranked_stored", ["max_docs"], args)
     elif plan == "window":
         _materialise(con, "ev_sorted", "ev_make_sorted", ["sort_order", "float32_scores"], args)
@@ -215,6 +228,16 @@ def choose_plan(con: duckdb.DuckDBPyConnection, opts: EvalOptions | None = None)
         "(SELECT count(*) FROM ev_topic)").fetchone()
     per_topic = judged / lists if lists else 0
     return "counting" if per_topic <= COUNTING_PLAN_MAX_JUDGED_PER_LIST else "window"
+
+
+def run_batches(run_ids: list[int], batchable: bool) -> list[list[int]]:
+    """The runs evaluated together, RUNS_PER_CONTEXT at a time when `batchable` (one group of
+    options, no diversity measure: their gcompute blocks and run topics come from one
+    context); the values of a run do not depend on the runs evaluated beside it."""
+    run_ids = list(run_ids)
+    if not batchable or len(run_ids) <= RUNS_PER_CONTEXT:
+        return [run_ids]
+    return [run_ids[i:i + RUNS_PER_CONTEXT] for i in range(0, len(run_ids), RUNS_PER_CONTEXT)]
 
 
 def _macro_query(requests: list[MeasureRequest],
@@ -270,13 +293,15 @@ def evaluate(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: int,
     for r in requests:
         by_options.setdefault(r.eval_options(opts), []).append(r)
     groups = [(o, reqs) for o, reqs in by_options.items() if reqs]
-    total = sum(len(range(0, len(reqs), MACROS_PER_STATEMENT)) for _, reqs in groups) + 1
-    report = progress or (lambda done, total: None)
     kernels = [r.mdef.kernel for r in requests]
     has_diversity = diversity.needed(requests)
     blocks = gcompute and has_diversity
     if blocks:
         kernels.append("ev_ntd_gcompute")
+    batches = run_batches(run_ids, len(groups) == 1 and not has_diversity)
+    total = len(batches) * (sum(len(range(0, len(reqs), MACROS_PER_STATEMENT))
+                                for _, reqs in groups) + len(groups))
+    report = progress or (lambda done, total: None)
     install_macros(con, kernels)
     con.execute("CREATE OR REPLACE TEMP TABLE ev_scores (run_id INTEGER, topic VARCHAR, "
                 "measure VARCHAR, value DOUBLE, text VARCHAR)")
@@ -286,33 +311,43 @@ def evaluate(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: int,
                     [(r.name, r.mdef.summary, i) for i, r in enumerate(requests)])
     con.execute("CREATE OR REPLACE TEMP TABLE ev_summary (run_id INTEGER, measure VARCHAR, "
                 "value DOUBLE)")
+    con.execute("CREATE OR REPLACE TEMP TABLE ev_run_topics (run_id INTEGER, topic VARCHAR, "
+                "in_run BOOLEAN)")
     done = 0
     gcompute_rows = None
-    for group_opts, group in groups:
-        group_blocks = blocks and diversity.needed(group)
-        names = [r.mdef.kernel for r in group] + (["ev_ntd_gcompute"] if group_blocks else [])
-        build_context(con, run_ids, qrels_id, group_opts, relations_read(names),
-                      _alphas(group))
-        if done == 0:
-            done = 1
-            report(done, total)
-        # A few macros per statement: planning one UNION ALL of many macros grows faster than
-        # linearly (52 NTCIREVAL macros: seconds in one statement, a fraction in small batches).
-        for i in range(0, len(group), MACROS_PER_STATEMENT):
-            query, values = _macro_query(group[i:i + MACROS_PER_STATEMENT], con)
-            con.execute(f"INSERT INTO ev_scores {query}", values)
+    for batch in batches:
+        for group_opts, group in groups:
+            group_blocks = blocks and diversity.needed(group)
+            names = [r.mdef.kernel for r in group] + (["ev_ntd_gcompute"] if group_blocks
+                                                      else [])
+            build_context(con, batch, qrels_id, group_opts, relations_read(names),
+                          _alphas(group))
             done += 1
             report(done, total)
-        # the run values and gcompute blocks of this group, while its context stands
-        con.execute(context_section("summary"), {"complete": group_opts.complete,
-                                                 "measures": [r.name for r in group]})
-        if group_blocks and gcompute_rows is None:
-            gcompute_rows = diversity.gcompute_blocks(con, group)
+            # A few macros per statement: planning one UNION ALL of many macros grows faster
+            # than linearly (52 NTCIREVAL macros: seconds in one statement, a fraction in
+            # small batches).
+            for i in range(0, len(group), MACROS_PER_STATEMENT):
+                query, values = _macro_query(group[i:i + MACROS_PER_STATEMENT], con)
+                con.execute(f"INSERT INTO ev_scores {query}", values)
+                done += 1
+                report(done, total)
+            # the run values and gcompute blocks of this group, while its context stands
+            con.execute(context_section("summary"), {"complete": group_opts.complete,
+                                                     "measures": [r.name for r in group]})
+            if group_blocks and gcompute_rows is None:
+                gcompute_rows = diversity.gcompute_blocks(con, group)
+        # the evaluated lists of the last group's context (whether each was in the run)
+        con.execute("INSERT INTO ev_run_topics SELECT run_id, topic, in_run FROM ev_run_topic")
+    if len(batches) > 1:
+        # ev_runs: every evaluated run again (store_scores replaces the values of these)
+        con.execute("CREATE OR REPLACE TEMP TABLE ev_runs AS "
+                    "SELECT unnest($ids::INTEGER[]) AS run_id", {"ids": list(run_ids)})
     per_topic = Rows(con.sql("""
         SELECT s.run_id, r.name AS run, s.topic, s.measure, s.value, s.text, rt.in_run
         FROM ev_scores s
         JOIN run r ON r.run_id = s.run_id
-        JOIN ev_run_topic rt ON rt.run_id = s.run_id AND rt.topic = s.topic
+        JOIN ev_run_topics rt ON rt.run_id = s.run_id AND rt.topic = s.topic
         JOIN ev_measures m ON m.measure = s.measure
         ORDER BY s.run_id, s.topic, m.ord"""))
     summary = Rows(con.sql("""

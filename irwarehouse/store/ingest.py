@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from contextlib import contextmanager
 from pathlib import Path
+from typing import NamedTuple
 
 import duckdb
 
@@ -300,4 +301,83 @@ def ingest_run_files(con: duckdb.DuckDBPyConnection, paths, *, keep_first: bool 
             record_digests(con, "run", run_ids)
     if not private:
         con.execute("DROP TABLE stage_runs")
+    return run_ids
+
+
+class StagedRun(NamedTuple):
+    """A run staged in TEMP table stage_runs (rows with fi = `fi`), and what it is stored as."""
+    fi: int
+    path: Path
+    name: str
+    team: str | None
+    sha256: str
+
+
+def store_staged_runs(con: duckdb.DuckDBPyConnection, campaign: str, runs: list[StagedRun], *,
+                      replace: bool = False, year: int | None = None,
+                      venue: str | None = None) -> list[int]:
+    """Write the runs staged in TEMP table stage_runs(fi, topic, doc, score, rank; rowid in
+    file order within each file) as runs of `campaign` (created if new; its year and venue set
+    when given), all in one transaction, with the same rows, provenance, stored ranks, list
+    lengths, judged documents and digests as store_staged_run gives each run alone. A name
+    already stored is refused unless `replace`. Returns the run_ids, in the order of `runs`."""
+    what = f"{len(runs)} runs of campaign {campaign}" if len(runs) != 1 else \
+        f"run {runs[0].name} of campaign {campaign}"
+    with transaction(con, what):
+        cid = campaign_id(con, campaign, create=True)
+        if year is not None:
+            con.execute("UPDATE campaign SET year = ? WHERE campaign_id = ?", [year, cid])
+        if venue is not None:
+            con.execute("UPDATE campaign SET venue = ? WHERE campaign_id = ?", [venue, cid])
+        if not runs:
+            return []
+        taken = {n for (n,) in con.execute(
+            "SELECT name FROM run WHERE campaign_id = $cid AND list_contains($names, name)",
+            {"cid": cid, "names": [r.name for r in runs]}).fetchall()}
+        for run in runs:
+            if run.name in taken:
+                replace_named(con, "run", cid, run.name, kind="run", campaign=campaign,
+                              source=run.path, replace=replace,
+                              dependents=("run_row", "run_list", "score", "judged_row",
+                                          "judged_pair", "run"))
+        # Per file: its number of rows and its first rowid, so that file_order counts from 0
+        # in each file, as when the file is ingested alone (the digest covers it). A file's
+        # rows are contiguous in stage_runs (the CSV reader keeps file order); `spread`
+        # verifies it.
+        counts = {fi: (n, first, spread) for fi, n, first, spread in con.execute(
+            "SELECT fi, count(*), min(rowid), max(rowid) - min(rowid) + 1 FROM stage_runs "
+            "GROUP BY fi").fetchall()}
+        if any(counts[r.fi][0] != counts[r.fi][2] for r in runs):
+            raise WarehouseError("internal error: a staged file's rows are not contiguous")
+        con.execute("CREATE OR REPLACE TEMP TABLE stage_ids (fi INTEGER, run_id INTEGER, "
+                    "first_row BIGINT)")
+        run_ids = []
+        for run in runs:
+            # one INSERT each, in file order: run ids follow the files' order
+            rid = con.execute("""
+                INSERT INTO run (campaign_id, name, team, source_path, sha256, num_rows)
+                VALUES (?, ?, ?, ?, ?, ?) RETURNING run_id""",
+                              [cid, run.name, run.team, str(run.path.resolve()), run.sha256,
+                               counts[run.fi][0]]).fetchone()[0]
+            con.execute("INSERT INTO stage_ids VALUES (?, ?, ?)",
+                        [run.fi, rid, counts[run.fi][1]])
+            run_ids.append(rid)
+        # score_rank: trec_eval 9's order (float32 score desc, docno desc), as ranked_window.
+        con.execute("""
+            INSERT INTO run_row (run_id, topic, doc, score, rank, file_order, score_rank)
+            SELECT run_id, topic, doc, score, rank, file_order,
+                   row_number() OVER (
+                       PARTITION BY run_id, topic
+                       ORDER BY ev_sort_num('score', true, score, rank, file_order) DESC,
+                                ev_sort_doc('score', doc) DESC)
+            FROM (SELECT i.run_id, s.topic, s.doc, s.score, s.rank,
+                         s.rowid - i.first_row AS file_order
+                  FROM stage_runs s JOIN stage_ids i ON i.fi = s.fi)""")
+        con.execute("INSERT INTO run_list SELECT run_id, topic, count(*) FROM run_row "
+                    "WHERE run_id IN (SELECT run_id FROM stage_ids) GROUP BY run_id, topic")
+        qrels = [q for (q,) in con.execute("SELECT qrels_id FROM qrels WHERE campaign_id = ?",
+                                           [cid]).fetchall()]
+        store_judged_rows(con, qrels, run_ids)
+        record_digests(con, "run", run_ids)
+        con.execute("DROP TABLE stage_ids")
     return run_ids

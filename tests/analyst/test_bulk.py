@@ -50,20 +50,93 @@ def test_ingest_folder_with_team_pattern(run_folder, tmp_path):
                              ).fetchall() == [(2021, "TEST")]
 
 
-def test_bad_file_stops_keep_going_reports_and_skip_existing(run_folder, tmp_path):
+def _campaigns(path):
+    with Warehouse(path, read_only=True) as wh:
+        return [n for (n,) in wh.con.execute("SELECT name FROM campaign").fetchall()]
+
+
+def test_bad_file_stores_nothing_keep_going_stores_the_rest(run_folder, tmp_path):
+    """issue 19 item 8: a failed `irw ingest runs DIR` kept its first files without saying
+    so. Now one bad file stores nothing (not even the campaign, its year or venue); with
+    --keep-going the good files are stored and the bad one listed as file:line."""
     wh = tmp_path / "wh.duckdb"
     (run_folder / "teamB-broken.run").write_text("1 Q0 d1 1 0.5 x\n1 Q0 d2 2 notanumber x\n")
     runner = CliRunner()
     base = ["ingest", "runs", str(run_folder), "-C", "c", "-w", str(wh)]
-    res = runner.invoke(app, base)
+    res = runner.invoke(app, base + ["--year", "2020"])
     assert res.exit_code == 1
     assert "teamB-broken.run:2: score 'notanumber' is not a number" in res.output
-    assert _runs(wh) == [("sys1", "sys")]                # files before the bad one are stored
+    assert _runs(wh) == [] and _campaigns(wh) == []
+    res = runner.invoke(app, base + ["--keep-going"])
+    assert res.exit_code == 1
+    assert "3 runs stored in campaign c, 1 failed" in res.output
+    assert "teamB-broken.run:2: score 'notanumber' is not a number" in res.output
+    assert [r for r, _ in _runs(wh)] == ["sys1", "sys2", "sys3"]
     res = runner.invoke(app, base + ["--keep-going", "--skip-existing"])
     assert res.exit_code == 1
-    assert "2 runs stored in campaign c, 1 skipped, 1 failed" in res.output
+    assert "0 runs stored in campaign c, 3 skipped, 1 failed" in res.output
     assert "skipped teamA-sys1.run: already stored" in res.output
+    # a name already stored, without --replace or --skip-existing: refused, nothing written
+    (run_folder / "teamB-broken.run").unlink()
+    res = runner.invoke(app, base)
+    assert res.exit_code == 1 and "is already in campaign 'c'" in res.output
     assert [r for r, _ in _runs(wh)] == ["sys1", "sys2", "sys3"]
+
+
+def _stored_rows(path, campaign):
+    """Every stored row of a campaign's runs, with the provenance and digest of each run."""
+    with Warehouse(path, read_only=True) as wh:
+        runs = wh.con.execute("""
+            SELECT r.name, r.team, r.sha256, r.num_rows, r.rows_digest, r.source_path
+            FROM run r JOIN campaign c USING (campaign_id) WHERE c.name = ?
+            ORDER BY r.run_id""", [campaign]).fetchall()
+        rows = wh.con.execute("""
+            SELECT r.name, x.topic, x.doc, x.score, x.rank, x.file_order, x.score_rank
+            FROM run_row x JOIN run r USING (run_id) JOIN campaign c USING (campaign_id)
+            WHERE c.name = ? ORDER BY ALL""", [campaign]).fetchall()
+        lists = wh.con.execute("""
+            SELECT r.name, l.topic, l.num_docs FROM run_list l JOIN run r USING (run_id)
+            JOIN campaign c USING (campaign_id) WHERE c.name = ? ORDER BY ALL""",
+                               [campaign]).fetchall()
+        judged = wh.con.execute("""
+            SELECT r.name, j.topic, j.score_rank, j.rel FROM judged_row j
+            JOIN run r USING (run_id) JOIN campaign c USING (campaign_id)
+            WHERE c.name = ? ORDER BY ALL""", [campaign]).fetchall()
+    return runs, rows, lists, judged
+
+
+@pytest.mark.parametrize("variant", ["clean", "tabs and a duplicate"])
+def test_folder_stores_what_single_files_store(run_folder, tmp_path, sample_data, variant):
+    """The one-pass folder ingest (one CSV read, one transaction) stores the same rows, file
+    order, stored ranks, list lengths, judged documents, provenance and digests as ingesting
+    each file alone: clean files take the bulk read; a tab-separated file and a duplicate kept
+    with --keep-first take the per-file reader."""
+    files = sorted(run_folder.glob("team*"))
+    if variant != "clean":
+        files[1].write_text(files[1].read_text().replace(" ", "\t"))
+        text = files[2].read_text()
+        files[2].write_text(text + text.splitlines(keepends=True)[0])
+    qrels = sample_data / "qrels.test"
+    wh = tmp_path / "wh.duckdb"
+    runner = CliRunner()
+    extra = ["--keep-first"] if variant != "clean" else []
+    assert runner.invoke(app, ["ingest", "qrels", str(qrels), "-C", "bulk", "-w", str(wh)]
+                         ).exit_code == 0
+    res = runner.invoke(app, ["ingest", "runs", str(run_folder), "-C", "bulk", "-w", str(wh),
+                              *extra])
+    assert res.exit_code == 0, res.output
+    assert runner.invoke(app, ["ingest", "qrels", str(qrels), "-C", "one", "-w", str(wh)]
+                         ).exit_code == 0
+    for path in files:
+        res = runner.invoke(app, ["ingest", "run", str(path), "-C", "one", "-w", str(wh),
+                                  "--team", path.name[4], *extra])
+        assert res.exit_code == 0, res.output
+    bulk, one = _stored_rows(wh, "bulk"), _stored_rows(wh, "one")
+    # name, sha256, rows, digest, source (the team comes from the folder's default rule)
+    assert [r[:1] + r[2:] for r in bulk[0]] == [r[:1] + r[2:] for r in one[0]]
+    assert all(r[4] for r in bulk[0])                   # every run has its digest
+    assert bulk[1:] == one[1:]
+    assert len(bulk[1]) > 100 and len(bulk[3]) > 0
 
 
 def test_not_a_folder_or_empty(tmp_path):
@@ -85,9 +158,10 @@ def test_runs_sharing_a_tag_need_file_names(tmp_path, make_runs):
     base = ["ingest", "runs", str(folder), "-C", "c", "-w", str(wh)]
     res = CliRunner().invoke(app, base)
     assert res.exit_code == 1 and "--names file" in res.output
+    assert _runs(wh) == []                          # all or nothing: the first file neither
     res = CliRunner().invoke(app, base + ["--names", "file", "--skip-existing"])
     assert res.exit_code == 0, res.output
-    assert _runs(wh) == [("a.results-0", "a"), ("b.results-1", "b"), ("indri", "indri")]
+    assert _runs(wh) == [("a.results-0", "a"), ("b.results-1", "b")]
 
 
 def test_run_name_from_file():
