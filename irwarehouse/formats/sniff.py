@@ -7,7 +7,9 @@
   diversity qrels `topic subtopic doc rel` of ndeval, which has the same shape, when the
   evaluation asks for diversity (ndeval's layout, --diversity, a diversity measure) or when
   the first lines judge a document of a topic under two subtopics (ad hoc qrels judge it
-  once).
+  once); a file whose second field is 0 on every line read is trec_eval's (its iteration
+  field; subtopics are numbered from 1) even when diversity is asked for, so that a diversity
+  measure on ad hoc qrels gets its warning (engine/checks.py) instead of one subtopic "0".
 
 The first line that is not blank or a comment decides. A file whose lines do not all fit what
 it decided fails on the first line that does not, with a one-line error naming the flag that
@@ -54,6 +56,8 @@ def sniff_qrels_format(path: str | Path, *, diversity: bool = False,
                          "tag), not qrels: the qrels file comes first (QRELS RUN)")
     if len(fields) == 4 and not diversity and _per_subtopic(sample):
         return "diversity"
+    if len(fields) == 4 and diversity and _iteration_zero(sample):
+        return "qrels"
     return default
 
 
@@ -81,6 +85,11 @@ def _per_subtopic(sample: list[tuple[int, list[str]]]) -> bool:
             return True
         seen.setdefault(key, fields[1])
     return False
+
+
+def _iteration_zero(sample: list[tuple[int, list[str]]]) -> bool:
+    """Whether every line read has 4 fields and 0 in the second: trec_eval's iteration field."""
+    return all(len(fields) == 4 and fields[1] == "0" for _, fields in sample)
 
 
 @contextmanager

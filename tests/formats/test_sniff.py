@@ -29,7 +29,10 @@ def _file(tmp_path, text, name="q"):
     ("0001 1 doc L1\n0001 2 doc L0\n", False, "diversity"),
     ("401 0 FBIS3-1 1\n401 0 FBIS3-2 0\n", False, "qrels"),
     ("151 1 clueweb-1 0\n151 2 clueweb-1 1\n", True, "diversity"),
-    ("151 0 clueweb-1 0\n151 0 clueweb-2 1\n", True, "diversity"),
+    # diversity asked for, but 0 in the second field of every line: trec_eval's iteration
+    # field (subtopics are numbered from 1), so ad hoc qrels and the diversity measure's warning
+    ("151 0 clueweb-1 0\n151 0 clueweb-2 1\n", True, "qrels"),
+    ("151 1 clueweb-1 0\n151 1 clueweb-2 1\n", True, "diversity"),
     ("151 0 clueweb-1 0\n151 0 clueweb-2 1\n", False, "qrels"),
     # a document judged under two subtopics: TREC diversity qrels, whatever is asked
     ("151 1 clueweb-1 0\n151 2 clueweb-1 1\n", False, "diversity"),
