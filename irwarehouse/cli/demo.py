@@ -49,8 +49,16 @@ def demo(
             typer.echo("\n" + table_text(comparison, matrix))
             n = wh.con.execute("SELECT count(*) FROM score").fetchone()[0]
         typer.echo(f"{n} per-topic scores stored in {warehouse}; try:\n"
-                   f"  irw sql -w {warehouse} \"SELECT * FROM run_score\"")
+                   f"  {_irw_as_run()} sql -w {warehouse} \"SELECT * FROM run_score\"")
     _guard(body)
+
+
+def _irw_as_run() -> str:
+    """irw as the user ran it (`.venv/bin/irw` in the README's set-up), so that the suggested
+    command works without activating the venv; plain `irw` when it was found on PATH."""
+    import sys
+    given = sys.argv[0]
+    return given if os.sep in given and os.path.basename(given) == "irw" else "irw"
 
 
 def _data_dir() -> Path:

@@ -104,3 +104,20 @@ def test_sql_is_applied_when_it_changed(tmp_path):
     assert con.execute("SELECT count(*) FROM duckdb_views() WHERE view_name = 'run_info'"
                        ).fetchone() == (0,)
     con.close()
+
+
+def test_the_demo_suggests_a_command_that_runs_without_the_venv_activated(tmp_path):
+    """The README runs `.venv/bin/irw demo`; its closing hint must name that same program, since
+    a bare `irw` is not on PATH until the venv is activated (issue 19 item 10)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+    irw = Path(sys.executable).parent / "irw"
+    done = subprocess.run([str(irw), "demo", "--warehouse", str(tmp_path / "d.duckdb")],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert done.returncode == 0, done.stderr
+    hint = done.stdout.splitlines()[-1].split()
+    assert hint[0] == str(irw) and hint[1:3] == ["sql", "-w"]
+    again = subprocess.run(hint[:3] + [hint[3], "SELECT count(*) AS n FROM run_score"],
+                           capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert again.returncode == 0 and again.stdout.splitlines()[-1] == "(1 row)", again
