@@ -17,6 +17,13 @@ def matrix_for(wh, campaigns: list[str], measure: str, runs: list[str] | None, m
     `report(text)` is told which set each campaign's scores come from."""
     from .checks import matrix_campaigns
     from .settings import option_set
+    if not _ranked_list_measure(measure):
+        # online (sessions, clicks) and text (ROUGE, nuggets) scores are stored under their own
+        # option strings by their own commands and never evaluated here: read them as stored
+        matrix = score_matrix(wh.con, campaigns=campaigns, measure=measure, runs=runs,
+                              qrels=given.qrels if given else None, missing=missing)
+        matrix_campaigns(campaigns, matrix)
+        return matrix
     chosen = [option_set(wh.con, c, [measure], given) for c in campaigns]
     for s in chosen:
         if not has_scores(wh.con, s.campaign, measure, s.qrels, s.options.describe()):
@@ -35,6 +42,17 @@ def matrix_for(wh, campaigns: list[str], measure: str, runs: list[str] | None, m
         return values[0][1] if len(values) == 1 else "; ".join(f"{c}: {v}" for c, v in values)
     return replace(matrix, qrels=named([(s.campaign, s.qrels or "") for s in chosen]),
                    options=named([(s.campaign, s.options.describe()) for s in chosen]))
+
+
+def _ranked_list_measure(measure: str) -> bool:
+    """Whether `measure` is a name of the ranked-list grammar (measures.parse_measures), whose
+    scores have evaluation option sets."""
+    from ..measures import parse_measures
+    try:
+        parse_measures([measure])
+    except IrwError:
+        return False
+    return True
 
 
 def run_tests(matrix: ScoreMatrix, *, test: str, correction: str | None, alpha: float,
