@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..errors import IrwError
-from .matrix import ScoreMatrix, has_scores, score_matrix
+from .matrix import NoStoredScores, ScoreMatrix, has_scores, score_matrix
 
 
 def matrix_for(wh, campaigns: list[str], measure: str, runs: list[str] | None, missing: str,
@@ -17,11 +17,16 @@ def matrix_for(wh, campaigns: list[str], measure: str, runs: list[str] | None, m
     `report(text)` is told which set each campaign's scores come from."""
     from .checks import matrix_campaigns
     from .settings import option_set
-    if not _ranked_list_measure(measure):
+    unknown = _grammar_error(measure)
+    if unknown is not None:
         # online (sessions, clicks) and text (ROUGE, nuggets) scores are stored under their own
-        # option strings by their own commands and never evaluated here: read them as stored
-        matrix = score_matrix(wh.con, campaigns=campaigns, measure=measure, runs=runs,
-                              qrels=given.qrels if given else None, missing=missing)
+        # option strings by their own commands and never evaluated here: read them as stored;
+        # a name stored nowhere gets the grammar's error (with its did-you-mean)
+        try:
+            matrix = score_matrix(wh.con, campaigns=campaigns, measure=measure, runs=runs,
+                                  qrels=given.qrels if given else None, missing=missing)
+        except NoStoredScores:
+            raise unknown from None
         matrix_campaigns(campaigns, matrix)
         return matrix
     chosen = [option_set(wh.con, c, [measure], given) for c in campaigns]
@@ -44,15 +49,15 @@ def matrix_for(wh, campaigns: list[str], measure: str, runs: list[str] | None, m
                    options=named([(s.campaign, s.options.describe()) for s in chosen]))
 
 
-def _ranked_list_measure(measure: str) -> bool:
-    """Whether `measure` is a name of the ranked-list grammar (measures.parse_measures), whose
-    scores have evaluation option sets."""
+def _grammar_error(measure: str) -> IrwError | None:
+    """None when `measure` is a name of the ranked-list grammar (measures.parse_measures),
+    whose scores have evaluation option sets; else the grammar's error."""
     from ..measures import parse_measures
     try:
         parse_measures([measure])
-    except IrwError:
-        return False
-    return True
+    except IrwError as exc:
+        return exc
+    return None
 
 
 def run_tests(matrix: ScoreMatrix, *, test: str, correction: str | None, alpha: float,
