@@ -39,7 +39,8 @@ the least work any fresh process does for each, next to irw and the references i
 Why these are floors: irw re-evaluating a stored campaign in a fresh process pays the start-up
 rows and at least the stored-evaluation statement (the same join, count and aggregates, plus
 what the floor leaves out); irw ingesting pays the read_csv CTAS and, as long as trec_eval's rank
-is stored for the re-evaluations, the window. A target whose ratio is below its floor's ratio
+is stored for the re-evaluations, the sorting window (or, without a sort, at least the
+numbering: the position row, a floor only for files already in trec_eval's order). A target whose ratio is below its floor's ratio
 cannot be met by a fresh process with DuckDB reading and joining; one above it leaves the
 difference as room. The floor's per-topic values are checked against `irw eval --campaign -q`
 (4 decimals, every run), and irw's run values against trec_eval's (bench_campaign.check).
