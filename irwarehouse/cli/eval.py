@@ -11,9 +11,13 @@ import typer
 
 from .common import (
     DiversityKind,
+    Engine,
+    EngineOpt,
     Format,
     Order,
     QrelsFormat,
+    SparkDataOpt,
+    SparkMasterOpt,
     WarehouseOpt,
     _guard,
     _progress_bar,
@@ -82,6 +86,10 @@ def eval_cmd(
     doclengths_chars: Annotated[Path | None, typer.Option(
         help="Document lengths in characters (docno<TAB>chars) for the U-measure with QRELS "
         "RUN files.")] = None,
+    # -- the engine (irwarehouse.spark) ---------------------------------------------------------
+    engine: EngineOpt = Engine.duckdb,
+    spark_master: SparkMasterOpt = None,
+    data: SparkDataOpt = None,
 ):
     """Evaluate runs, like trec_eval: `irw eval QRELS RUN -m map -m P.10` or `--campaign C`.
 
@@ -112,7 +120,12 @@ def eval_cmd(
                            gains=_diversity_gains(gains))
         # the whole .Dnev / .DINnev / .nevIA files need NTCIREVAL's gcompute blocks
         blocks = fmt == Format.ntcireval
-        if campaign:
+        if engine == Engine.spark:
+            result = _eval_spark(files, blocks, campaign, measure_names, opts, run, qrels,
+                                 store, warehouse, data, spark_master, ntcir)
+        elif spark_master or data:
+            raise IrwError("--spark-master and --data are for --engine spark")
+        elif campaign:
             if files:
                 raise IrwError("give either files or --campaign, not both")
             with open_warehouse(warehouse, create=False, macros=False) as wh:
@@ -135,6 +148,21 @@ def eval_cmd(
                                     arrow=False)
         sys.stdout.write(render(result, fmt.value, per_topic=query))
     _guard(body)
+
+
+def _eval_spark(files, blocks, campaign, measure_names, opts, run, qrels, store, warehouse,
+                data, spark_master, ntcir):
+    """`irw eval --engine spark`: a stored campaign (or an export of one) evaluated on Spark."""
+    from ..errors import IrwError
+    from ..spark.commands import eval_spark
+    from .common import _warehouse_path
+    if files or blocks:
+        raise IrwError("--engine spark evaluates a stored campaign (--campaign C, --data DIR), "
+                       "in any layout but --format ntcireval")
+    return eval_spark(campaign=campaign, measure_names=measure_names, opts=opts, runs=run,
+                      qrels=qrels, store=store, warehouse=_warehouse_path(warehouse),
+                      data=data, master=spark_master, ntcir=ntcir,
+                      progress=_progress_bar("evaluating on Spark"))
 
 
 def _diversity_gains(gains: str | None) -> tuple:
