@@ -207,9 +207,10 @@ def _transform(node: exp.Transform) -> exp.Expression:
     return node
 
 
-def _list_agg(node: exp.ArrayAgg) -> exp.Expression:
+def _list_agg(node: exp.ArrayAgg, where: exp.Where | None = None) -> exp.Expression:
     """list(x ORDER BY s): sqlglot writes collect_list(x) and drops the order (Spark's has
-    none): sort (s, x) pairs, then keep x. Ascending keys only (all the metric SQL uses)."""
+    none): sort (s, x) pairs, then keep x. Ascending keys only (all the metric SQL uses).
+    `where`: the FILTER (WHERE ...) of the aggregate, kept on the pairs' collect_list."""
     inner = node.this
     if not isinstance(inner, exp.Order):
         return node
@@ -220,6 +221,8 @@ def _list_agg(node: exp.ArrayAgg) -> exp.Expression:
               for i, k in enumerate(keys)]
     fields.append(exp.PropertyEQ(this=exp.to_identifier("v"), expression=inner.this.copy()))
     pairs = exp.ArrayAgg(this=exp.Struct(expressions=fields))
+    if where is not None:
+        pairs = exp.Filter(this=pairs, expression=where.copy())
     return exp.Transform(this=_call("sort_array", pairs),
                          expression=exp.Lambda(this=exp.Dot(this=exp.to_identifier("e"),
                                                             expression=exp.to_identifier("v")),
@@ -231,8 +234,11 @@ def _ordered_sum(node: exp.Sum | exp.Avg) -> exp.Expression:
     (the metric SQL asks for trec_eval's order, the same bits whatever the plan); Spark's sum
     has no order. The values sorted as list(x ORDER BY s) does (_list_agg), NULLs left out,
     then added left to right: aggregate(l, 0D, (a, v) -> a + v); NULL when none is left, as
-    sum/avg of no value."""
-    values = _list_agg(exp.ArrayAgg(this=node.this.copy()))
+    sum/avg of no value. Under a FILTER (WHERE ...), the condition selects the values collected
+    (the FILTER node itself is then dropped: _rule, exp.Filter), as `CASE ... END FILTER (...)`
+    is no Spark SQL."""
+    where = node.parent.expression if isinstance(node.parent, exp.Filter) else None
+    values = _list_agg(exp.ArrayAgg(this=node.this.copy()), where)
     kept = exp.ArrayFilter(this=values, expression=exp.Lambda(
         this=exp.Not(this=exp.Is(this=exp.to_identifier("v"), expression=exp.Null())),
         expressions=[exp.to_identifier("v")]))
@@ -242,8 +248,10 @@ def _ordered_sum(node: exp.Sum | exp.Avg) -> exp.Expression:
     size = exp.ArraySize(this=kept.copy())
     if isinstance(node, exp.Avg):
         total = exp.Div(this=total, expression=size.copy())
-    return exp.Case(ifs=[exp.If(this=exp.EQ(this=size, expression=_num(0)),
-                                true=exp.Null())], default=total)
+    result = exp.Case(ifs=[exp.If(this=exp.EQ(this=size, expression=_num(0)),
+                                  true=exp.Null())], default=total)
+    result.meta["filter_inside"] = where is not None
+    return result
 
 
 def _table_series(node: exp.Table) -> exp.Expression:
@@ -307,6 +315,8 @@ def _rule(node: exp.Expression) -> exp.Expression:
         return _list_agg(node)
     if isinstance(node, (exp.Sum, exp.Avg)) and isinstance(node.this, exp.Order):
         return _ordered_sum(node)
+    if isinstance(node, exp.Filter) and node.this.meta.get("filter_inside"):
+        return node.this                    # an ordered sum that filters its own values
     if isinstance(node, exp.AggFunc) and isinstance(node.this, exp.Order) \
             and not isinstance(node, exp.GroupConcat):
         raise NotPortable(f"{node.key}(... ORDER BY ...)")
