@@ -133,6 +133,17 @@ def test_ordered_sums_add_in_their_order():
     assert isinstance(_rule("avg(x ORDER BY r)").args["default"], exp.Div)
 
 
+def test_a_filtered_ordered_sum_filters_the_values_it_collects():
+    """sum(x ORDER BY r) FILTER (WHERE g > 0) (NTCIREVAL's AP and Q sums): the condition moves
+    onto the collect_list of the values, as `CASE ... END FILTER (...)` is no Spark SQL."""
+    node = _rule("sum(x ORDER BY r) FILTER (WHERE g > 0)")
+    assert isinstance(node, exp.Case)
+    filters = list(node.find_all(exp.Filter))
+    assert filters and all(isinstance(f.this, exp.ArrayAgg) for f in filters)
+    assert all(f.expression.this.sql() == "g > 0" for f in filters)
+    assert "FILTER(WHERE" not in node.sql(dialect="spark").split("END")[-1]
+
+
 @pytest.mark.parametrize("sql, construct", [
     ("min(x ORDER BY r)", "ORDER BY"),
     ("CAST(x AS HUGEINT)", "HUGEINT"),
