@@ -15,15 +15,23 @@ def small(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def spark():
-    """local[2] with settings for small data: one shuffle partition and no adaptive
-    re-planning halve the time of the many small queries (measured on the sample campaign:
-    124 s -> 64 s). Skips, with the reason, only when pyspark or Java cannot be found."""
+    """local[2] with settings for small data, where planning, not reading, takes the time:
+    one shuffle partition and no adaptive re-planning halve the time of the many small
+    queries (measured on the sample campaign: 124 s -> 64 s); no code generation (Java
+    compiled per query, for a few hundred rows) and no constraint propagation (an optimizer
+    pass that grows fast with the metric SQL's many CASE expressions) take off about 30% more
+    (the explained SELECT of irw_map: 24 s -> 14-16 s on a loaded 2-core machine). Skips,
+    with the reason, only when pyspark or Java cannot be found."""
     reason = spark_missing()
     if reason:
         pytest.skip(reason)
     from irwarehouse.spark.engine import spark_session
     session = spark_session("local[2]", conf={"spark.sql.shuffle.partitions": "1",
                                               "spark.sql.adaptive.enabled": "false",
+                                              "spark.sql.codegen.wholeStage": "false",
+                                              "spark.sql.codegen.factoryMode": "NO_CODEGEN",
+                                              "spark.sql.constraintPropagation.enabled":
+                                                  "false",
                                               "spark.driver.memory": "1g"})
     yield session
     session.stop()
