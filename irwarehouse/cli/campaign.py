@@ -72,7 +72,8 @@ def campaign_set(
 def campaign_show(campaign: CampaignArg, warehouse: WarehouseOpt = None):
     """Print the campaign's profile as the flags that set it."""
     def body():
-        from ..engine.settings import campaign_id, load_profile
+        from ..engine.settings import load_profile
+        from ..store.ingest import campaign_id
         with open_warehouse(warehouse, read_only=True, create=False) as wh:
             campaign_id(wh.con, campaign)
             profile = load_profile(wh.con, campaign)

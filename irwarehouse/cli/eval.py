@@ -145,7 +145,7 @@ def eval_cmd(
                                      qrels=settings.qrels, store=store, options=opts,
                                      ntcir=ntcir, progress=_progress_bar("evaluating"),
                                      gcompute=blocks, arrow=False)
-                check_evaluation(wh.con, result)
+                check_evaluation(wh.con, result, empty_is_error=fmt != Format.ndeval)
         else:
             if not files or len(files) < 2:
                 raise IrwError("usage: irw eval QRELS RUN [RUN ...] (or --campaign NAME)")
@@ -171,7 +171,7 @@ def eval_cmd(
                                         doclengths=doclengths, doclengths_chars=doclengths_chars,
                                         progress=_progress_bar("evaluating"), gcompute=blocks,
                                         arrow=False)
-            check_evaluation(None, result)
+            check_evaluation(None, result, empty_is_error=fmt != Format.ndeval)
         sys.stdout.write(render(result, fmt.value, per_topic=query))
     _guard(body)
 

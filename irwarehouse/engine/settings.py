@@ -12,6 +12,7 @@ from dataclasses import dataclass, fields, replace
 
 from ..errors import IrwError, WarehouseError
 from .evaluate import EvalOptions
+from ..store.ingest import campaign_id, transaction
 
 # the option fields of a profile (qrels apart), in the order their flags are printed
 OPTION_FIELDS = ("gains", "order", "complete", "depth", "judged_only", "level", "version",
@@ -118,14 +119,6 @@ _COLUMNS = ("gains", "rank_order", "complete", "depth", "judged_only", "level",
             "trec_eval_version", "cutoffs")
 
 
-def campaign_id(con, campaign: str) -> int:
-    rows = con.execute("SELECT campaign_id FROM campaign WHERE name = ?", [campaign]).fetchall()
-    row = rows[0] if rows else None
-    if row is None:
-        raise WarehouseError(f"no campaign {campaign!r} (see `irw campaigns`)")
-    return row[0]
-
-
 def load_profile(con, campaign: str) -> EvalSettings:
     """The campaign's profile (empty settings when none is set or the campaign is unknown)."""
     row = con.execute(f"""
@@ -161,15 +154,10 @@ def save_profile(con, campaign: str, settings: EvalSettings) -> EvalSettings:
         parse_cutoffs(merged.cutoffs)
     values = [merged.gains, merged.order, merged.complete, merged.depth, merged.judged_only,
               merged.level, merged.version, merged.cutoffs]
-    con.execute("BEGIN TRANSACTION")
-    try:
+    with transaction(con, f"the profile of campaign {campaign}"):
         con.execute("DELETE FROM campaign_profile WHERE campaign_id = ?", [cid])
         con.execute(f"INSERT INTO campaign_profile (campaign_id, qrels_id, {', '.join(_COLUMNS)})"
                     f" VALUES (?, ?, {', '.join('?' * len(_COLUMNS))})", [cid, qrels_id, *values])
-        con.execute("COMMIT")
-    except BaseException:
-        con.execute("ROLLBACK")
-        raise
     return merged
 
 

@@ -265,3 +265,13 @@ def test_removing_the_profiles_qrels_keeps_the_rest_of_the_profile(two_qrels):
     irw("campaign", "set", "c", "--qrels", "a", "--order", "file", "-w", two_qrels)
     irw("rm", "qrels", "a", "-C", "c", "-w", two_qrels)
     assert irw("campaign", "show", "c", "-w", two_qrels).stdout.strip() == "c: --order file"
+
+
+def test_compare_of_a_misspelled_measure_suggests_the_name(sample_warehouse):
+    """A name neither in the grammar nor stored (online and text scores are read as stored):
+    the grammar's one-line error with its suggestion, not 'evaluate with --store first'."""
+    res = CliRunner().invoke(app, ["compare", "-C", "sample", "-m", "ndcg_cutt.10",
+                                   "-w", str(sample_warehouse)])
+    assert res.exit_code == 1
+    assert res.output.strip() == ("irw: error: unknown measure 'ndcg_cutt.10'; did you mean "
+                                  "ndcg_cut.10? (see `irw measures`)")
