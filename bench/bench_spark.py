@@ -3,6 +3,7 @@
 
     PYTHONPATH=. python bench/bench_spark.py [--runs 1000] [--topics 50] [--depth 1000]
         [--subsets 100,250,500,1000] [--out bench/out_spark] [--keep-data] [--memory 8g]
+        [--spark-workers 1,2] [--no-curves]
 
 Generates bench_eval.py's campaign (gen_campaign, seed 7): --runs runs x --topics topics x
 --depth documents, drawn from shared per-topic pools of 3,000 documents of which 1,500 are
@@ -130,6 +131,11 @@ def main(argv=None) -> int:
     ap.add_argument("--keep-data", action="store_true",
                     help="reuse the campaign, warehouse and export already in --out")
     ap.add_argument("--memory", default="8g", help="Spark driver memory (local mode)")
+    ap.add_argument("--spark-workers", default="1,2",
+                    help="the local[N] masters of the end-to-end Spark steps and the curves")
+    ap.add_argument("--no-curves", action="store_true",
+                    help="only steps 1-3 (the full-size run: the curves re-evaluate every "
+                         "subset on every engine setting)")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--engine", default="duckdb", help=argparse.SUPPRESS)
     ap.add_argument("--workers", type=int, default=2, help=argparse.SUPPRESS)
@@ -177,14 +183,15 @@ def main(argv=None) -> int:
     nrows = _count_rows(wh)
     step("duckdb_eval", "irw eval (DuckDB, 2 threads)",
          irw("eval", "-C", "c", "-w", wh, *mflags()), stdout_path=out / "duckdb.txt")
-    for workers in (1, 2):
+    spark_workers = [int(w) for w in args.spark_workers.split(",")]
+    for workers in spark_workers:
         step(f"spark{workers}_eval", f"irw eval --engine spark local[{workers}]",
              irw("eval", "--engine", "spark", "--spark-master", f"local[{workers}]", "--data",
                  data, "-C", "c", *mflags()), stdout_path=out / f"spark{workers}.txt",
              env={**env, "IRW_SPARK_MEMORY": args.memory})
     curves = {}
-    for engine in ("duckdb", "spark"):
-        for workers in (1, 2):
+    for engine in () if args.no_curves else ("duckdb", "spark"):
+        for workers in (1, 2) if engine == "duckdb" else spark_workers:
             print(f"  scaling: {engine} x{workers} ...", file=sys.stderr, flush=True)
             path = out / f"curve_{engine}{workers}.json"
             cmd = [PY, str(Path(__file__).resolve()), "--child", "--engine", engine,
@@ -193,7 +200,7 @@ def main(argv=None) -> int:
             s, mb, cpu = run_cmd(cmd, env=env, stdout_path=path)
             curves[(engine, workers)] = {**json.loads(path.read_text()), "peak_mb": mb,
                                         "wall": s, "cpu": cpu}
-    problems = _check(out, curves)
+    problems = _check(out, curves, spark_workers)
     text = report(args, nrows, rows, curves, problems)
     print(text)
     (out / "report.md").write_text(text + "\n")
@@ -206,15 +213,15 @@ def _count_rows(wh: Path) -> int:
         return con.execute("SELECT count(*) FROM run_row").fetchall()[0][0]
 
 
-def _check(out: Path, curves: dict) -> list[str]:
+def _check(out: Path, curves: dict, spark_workers: list[int]) -> list[str]:
     """Spark's run values against DuckDB's (printed outputs to 4 decimals, in-process values
     to 1e-9)."""
     problems = []
     want = (out / "duckdb.txt").read_text()
-    for workers in (1, 2):
+    for workers in spark_workers:
         if (out / f"spark{workers}.txt").read_text() != want:
             problems.append(f"irw eval --engine spark local[{workers}] prints other values")
-    ref = curves[("duckdb", 2)]["values"]
+    ref = curves[("duckdb", 2)]["values"] if curves else {}
     for key, curve in curves.items():
         got = curve["values"]
         if got.keys() != ref.keys() or any(abs(got[k] - ref[k]) > 1e-9 for k in ref):
@@ -233,6 +240,10 @@ def report(args, nrows, rows, curves, problems) -> str:
     for key, (label, s, cpu, mb) in rows.items():
         ratio = f"{s / base[1]:.1f}" if key.startswith("spark") and base else ""
         lines.append(f"| {label} | {s:.1f} | {cpu:.1f} | {mb:.0f} | {ratio} |")
+    if not curves:
+        lines += ["", "values: " + ("Spark = DuckDB (printed, 4 decimals) in every setting"
+                                    if not problems else "; ".join(problems))]
+        return "\n".join(lines)
     lines += ["", ("Evaluation of the first N runs inside one process (Spark: session warm, "
                    "time of evaluate_spark; DuckDB: evaluate):"), "",
               "| N runs | " + " | ".join(f"{e} x{w}" for e, w in curves) + " |",

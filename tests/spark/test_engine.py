@@ -82,7 +82,7 @@ def conformance(spark, path: Path, campaign: str, folder: Path, opts: EvalOption
 
 @pytest.mark.realdata
 @pytest.mark.skipif(not ROBUST.is_dir(), reason="../shared/realdata/trec2003_robust absent")
-def test_every_portable_measure_on_trec_2003_robust(spark, tmp_path_factory):
+def test_every_portable_measure_on_trec_2003_robust(spark_campaign_sized, tmp_path_factory):
     folder = tmp_path_factory.mktemp("robust")
     path = folder / "robust.duckdb"
     with Warehouse(path) as wh:
@@ -90,7 +90,8 @@ def test_every_portable_measure_on_trec_2003_robust(spark, tmp_path_factory):
         for run in sorted((ROBUST / "runs").glob("input.*.gz")):
             wh.ingest_run(run, "robust03", name=run.name.removeprefix("input.")[:-3])
         assert len(wh.run_ids("robust03")) == 17
-    assert conformance(spark, path, "robust03", folder / "export", EvalOptions()) == []
+    assert conformance(spark_campaign_sized, path, "robust03", folder / "export",
+                       EvalOptions()) == []
 
 
 def _bench_module():
@@ -100,7 +101,7 @@ def _bench_module():
     return module
 
 
-def test_every_portable_measure_on_the_bench_campaign(spark, tmp_path_factory):
+def test_every_portable_measure_on_the_bench_campaign(spark_campaign_sized, tmp_path_factory):
     """bench/bench_eval.py's campaign, seed 7: 100 runs x 50 topics drawn from shared pools
     of 3,000 documents of which 1,500 are judged (graded 0-3), scores with ties; the lists cut
     to 100 documents (the bench's --scale 0.025) so that CI stays short."""
@@ -114,7 +115,8 @@ def test_every_portable_measure_on_the_bench_campaign(spark, tmp_path_factory):
         for run in runs:
             wh.ingest_run(run, "bench")
     shutil.rmtree(folder / "files")
-    assert conformance(spark, path, "bench", folder / "export", EvalOptions()) == []
+    assert conformance(spark_campaign_sized, path, "bench", folder / "export",
+                       EvalOptions()) == []
 
 
 @pytest.mark.parametrize("opts", [
