@@ -618,3 +618,10 @@ CREATE TABLE IF NOT EXISTS known_doc (
 -- any stored row is found even where DuckDB's block checksum misses it.
 ALTER TABLE run ADD COLUMN IF NOT EXISTS rows_digest VARCHAR;
 ALTER TABLE qrels ADD COLUMN IF NOT EXISTS rows_digest VARCHAR;
+-- ==== Spark (issue 18) ============================================================================
+-- Whether a measure's SQL runs on Spark (irwarehouse.spark: the macros inlined and transpiled
+-- by sqlglot), and if not, why: the DuckDB-only construct without a Spark translation
+-- (docs/sql_portability.md). `irw eval --engine spark` refuses a measure that is not portable.
+ALTER TABLE measure_catalog ADD COLUMN IF NOT EXISTS portable BOOLEAN;
+ALTER TABLE measure_catalog ADD COLUMN IF NOT EXISTS portable_reason VARCHAR;
+-- ==== end of Spark ================================================================================

@@ -13,11 +13,15 @@ from .common import (
     Campaign,
     CompleteOpt,
     DepthOpt,
+    Engine,
+    EngineOpt,
     GainsOpt,
     JudgedOnlyOpt,
     LevelOpt,
     OrderOpt,
     QrelsOpt,
+    SparkDataOpt,
+    SparkMasterOpt,
     TieRule,
     VersionOpt,
     WarehouseOpt,
@@ -53,11 +57,17 @@ def sql_cmd(
                             "query may use, e.g. 4GB, 512MiB or 25% (default: half of the "
                             "machine's memory).")] = None,
     warehouse: WarehouseOpt = None,
+    engine: EngineOpt = Engine.duckdb,
+    explain: Annotated[bool, typer.Option("--explain", help="--engine spark: print the query "
+                       "as Spark SQL (metric macros inlined) instead of running it.")] = False,
+    spark_master: SparkMasterOpt = None,
+    data: SparkDataOpt = None,
 ):
     """Run analyst SQL on the warehouse: one read-only query unless --write.
 
     The result is streamed (a long result is never counted or held whole first); the query
-    stops at --timeout and at --memory-limit."""
+    stops at --timeout and at --memory-limit. With --engine spark, the query's macros are
+    inlined and it runs on Spark (or --explain prints it)."""
     def body():
         from ..analyst.query import query_stream, write_result
         from ..errors import IrwError
@@ -66,10 +76,32 @@ def sql_cmd(
         text = file.read_text(encoding="utf-8") if file else query
         if text == "-":
             text = sys.stdin.read()
+        if engine == Engine.spark:
+            _sql_spark(text, explain, write, warehouse, data, spark_master, fmt, out, max_rows)
+            return
+        if explain or spark_master or data:
+            raise IrwError("--explain, --spark-master and --data are for --engine spark")
         with query_stream(_warehouse_path(warehouse), text, write=write, timeout=timeout,
                           memory=memory_limit) as result:
             write_result(result, fmt.value, out=out, max_rows=max_rows)
     _guard(body)
+
+
+def _sql_spark(text, explain, write, warehouse, data, spark_master, fmt, out, max_rows):
+    """`irw sql --engine spark`: the guarded query transpiled (--explain: printed) or run."""
+    from ..analyst.query import write_result
+    from ..analyst.sqlguard import check_query
+    from ..errors import IrwError
+    from ..spark.commands import sql_spark, transpile_query
+    if write:
+        raise IrwError("--write is for the warehouse itself, not --engine spark")
+    check_query(text)
+    if explain:
+        typer.echo(transpile_query(text))
+        return
+    table = sql_spark(text=text, warehouse=_warehouse_path(warehouse), data=data,
+                      master=spark_master)
+    write_result(table, fmt.value, out=out, max_rows=max_rows)
 
 
 @app.command("schema")
@@ -134,6 +166,29 @@ def export_runs(
 ):
     """Ranked rows of every run of a campaign (campaign, run, team, topic, doc, rank, score)."""
     _export("runs", campaign, fmt, out, None, warehouse)
+
+
+CampaignFormat = choices("CampaignFormat", "parquet")
+
+
+@export_app.command("campaign")
+def export_campaign(
+    campaign: Annotated[str, typer.Argument(help="Campaign name.")],
+    out: Annotated[Path, typer.Argument(help="Folder to write (one sub-folder per table; run "
+                                        "rows partitioned by run).")],
+    fmt: Annotated[CampaignFormat, typer.Option("--format", help="File format.")]
+    = CampaignFormat.parquet,
+    replace: Annotated[bool, typer.Option(help="Overwrite an earlier export in OUT.")] = False,
+    warehouse: WarehouseOpt = None,
+):
+    """A campaign's tables (qrels and judgments, runs and their rows, topics, intents, document
+    lengths, sessions and pools when present) as Parquet, partitioned for a cluster's parallel
+    reads (irwarehouse.spark.export); what `irw eval --engine spark --data OUT` reads."""
+    def body():
+        from ..spark.commands import export
+        typer.echo(export(_warehouse_path(warehouse), campaign, out, replace=replace),
+                   err=True)
+    _guard(body)
 
 
 def _pair(text: str | None) -> tuple[str, str] | None:

@@ -14,7 +14,7 @@ import typer
 app = typer.Typer(help="irwarehouse: IR evaluation in a DuckDB warehouse.", no_args_is_help=True,
                   add_completion=False, pretty_exceptions_enable=False)
 ingest_app = typer.Typer(help="Put qrels and runs into the warehouse.", no_args_is_help=True)
-export_app = typer.Typer(help="Write scores or runs of a campaign as Parquet, CSV or Arrow.",
+export_app = typer.Typer(help="Write scores, runs or a whole campaign as Parquet, CSV or Arrow.",
                          no_args_is_help=True)
 meta_app = typer.Typer(help="Meta-evaluation: which metric to trust (discriminative power, swap "
                        "method, rank correlation, concordance, pools, leave-one-out).",
@@ -53,6 +53,17 @@ Campaign = Annotated[str, typer.Option("--campaign", "-C", help="Campaign name."
 TableFormatOpt = Annotated[TableFormat, typer.Option("--format", "-f", help="Output format.")]
 WarehouseOpt = Annotated[Path | None, typer.Option(
     "--warehouse", "-w", help="Warehouse file (default: $IRW_WAREHOUSE or ./irw.duckdb).")]
+
+# -- the engine an evaluation or query runs on (irwarehouse.spark, issue 18) ---------------------
+Engine = choices("Engine", "duckdb", "spark")
+EngineOpt = Annotated[Engine, typer.Option(
+    "--engine", help="duckdb (default) or spark: the same metric SQL, its macros inlined and "
+    "transpiled by sqlglot, run on Apache Spark (pip install 'irwarehouse[spark]'; Java 17+).")]
+SparkMasterOpt = Annotated[str | None, typer.Option(
+    "--spark-master", help="--engine spark: the Spark master URL (default local[*]).")]
+SparkDataOpt = Annotated[Path | None, typer.Option(
+    "--data", help="--engine spark: read the tables from this `irw export campaign` folder "
+    "(any path the cluster reads) instead of exporting them from the warehouse first.")]
 
 
 # -- evaluation settings: one definition of each option, shared by `irw eval`, `irw campaign

@@ -14,6 +14,8 @@ from .common import (
     CutoffsOpt,
     DepthOpt,
     DiversityKind,
+    Engine,
+    EngineOpt,
     Format,
     GainsOpt,
     JudgedOnlyOpt,
@@ -21,6 +23,8 @@ from .common import (
     OrderOpt,
     QrelsFormat,
     QrelsOpt,
+    SparkDataOpt,
+    SparkMasterOpt,
     VersionOpt,
     WarehouseOpt,
     _guard,
@@ -82,6 +86,10 @@ def eval_cmd(
     doclengths_chars: Annotated[Path | None, typer.Option(
         help="Document lengths in characters (docno<TAB>chars) for the U-measure with QRELS "
         "RUN files.")] = None,
+    # -- the engine (irwarehouse.spark) ---------------------------------------------------------
+    engine: EngineOpt = Engine.duckdb,
+    spark_master: SparkMasterOpt = None,
+    data: SparkDataOpt = None,
 ):
     """Evaluate runs, like trec_eval: `irw eval QRELS RUN -m map -m P.10` or `--campaign C`.
 
@@ -115,7 +123,14 @@ def eval_cmd(
             opts = settings.eval_options(**({"depth": 1000, "complete": True} if nev else {}))
             return names, ntcir, opts
 
-        if campaign:
+        if engine == Engine.spark:
+            settings = _spark_settings(campaign, given, data, warehouse)
+            measure_names, ntcir, opts = prepared(settings)
+            result = _eval_spark(files, blocks, campaign, measure_names, opts, run,
+                                 settings.qrels, store, warehouse, data, spark_master, ntcir)
+        elif spark_master or data:
+            raise IrwError("--spark-master and --data are for --engine spark")
+        elif campaign:
             if files:
                 raise IrwError("give either files or --campaign, not both")
             from ..engine.checks import check_evaluation
@@ -173,6 +188,34 @@ def _wants_diversity(measure_names: list[str], fmt: str, kind) -> bool:
         return any(req.mdef.is_diversity for req in parse_measures(measure_names))
     except IrwError:
         return False
+
+
+def _spark_settings(campaign, given, data, warehouse):
+    """The evaluation settings of `irw eval --engine spark`: the command line over the
+    campaign's profile when the campaign is read from the warehouse (an export given with
+    --data carries no profile: the command line and trec_eval's defaults)."""
+    if not campaign or data is not None:
+        return given
+    from ..engine.settings import effective
+    with open_warehouse(warehouse, create=False, macros=False) as wh:
+        settings, from_profile = effective(wh.con, campaign, given)
+    if from_profile:
+        note(f"{campaign}: evaluated with the campaign's profile ({settings.flags()}; see "
+             f"`irw campaign show {campaign}`)")
+    return settings
+def _eval_spark(files, blocks, campaign, measure_names, opts, run, qrels, store, warehouse,
+                data, spark_master, ntcir):
+    """`irw eval --engine spark`: a stored campaign (or an export of one) evaluated on Spark."""
+    from ..errors import IrwError
+    from ..spark.commands import eval_spark
+    from .common import _warehouse_path
+    if files or blocks:
+        raise IrwError("--engine spark evaluates a stored campaign (--campaign C, --data DIR), "
+                       "in any layout but --format ntcireval")
+    return eval_spark(campaign=campaign, measure_names=measure_names, opts=opts, runs=run,
+                      qrels=qrels, store=store, warehouse=_warehouse_path(warehouse),
+                      data=data, master=spark_master, ntcir=ntcir,
+                      progress=_progress_bar("evaluating on Spark"))
 
 
 def _diversity_gains(gains: str | None) -> tuple:

@@ -219,7 +219,7 @@ def upgrade(con: duckdb.DuckDBPyConnection) -> None:
     catalog, and what older warehouses lack (_backfill); then record the SQL's digest. Done
     only when the recorded digest differs."""
     from ..measures import registry
-    from .macros import callable_sql, catalog_rows, domain_catalog_rows
+    from .macros import CATALOG_COLUMNS, callable_sql, catalog_rows, domain_catalog_rows
     digest = sql_digest()
     con.execute("BEGIN TRANSACTION")
     try:
@@ -232,14 +232,10 @@ def upgrade(con: duckdb.DuckDBPyConnection) -> None:
             con.execute(callable_sql(mdef))
         _create_macros(con, [p for _, p in domain_files()])
         con.execute("DELETE FROM measure_catalog")
-        rows = catalog_rows(defs) + domain_catalog_rows()
-        # By name: a file written by another version may have more columns (added at the end).
-        names = [r[0] for r in con.execute(
-            "SELECT column_name FROM duckdb_columns() WHERE table_name = 'measure_catalog' "
-            "AND database_name = current_database() ORDER BY column_index").fetchall()]
-        columns = ", ".join(f'"{n}"' for n in names[:len(rows[0])])   # catalog's own names
+        columns = ", ".join(f'"{c}"' for c in CATALOG_COLUMNS)
         con.executemany(f"INSERT INTO measure_catalog ({columns}) VALUES "
-                        f"({', '.join('?' * len(rows[0]))})", rows)
+                        f"({', '.join('?' * len(CATALOG_COLUMNS))})",
+                        catalog_rows(defs) + domain_catalog_rows())
         _backfill(con)
         con.execute("INSERT OR REPLACE INTO irw_meta VALUES (?, ?)", [DIGEST_KEY, digest])
         con.execute("COMMIT")

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from ..errors import SqlAssetError
 from ..measures.catalog import MeasureDef, ParamDef
+from ..measures.portability import measure_portability
 from ..sqlfiles import builder
 
 # The evaluation options of every metric macro: (name, SQL type, default).
@@ -100,8 +101,15 @@ def callable_sql(mdef: MeasureDef) -> str:
             + (f"\nWHERE {' AND '.join(checks)}" if checks else "") + ";\n")
 
 
+# the columns of a measure_catalog row (named: a warehouse that gained columns by ALTER TABLE
+# may hold them in another order)
+CATALOG_COLUMNS = ("measure", "macro", "parameters", "summary", "kind", "per_topic", "doc",
+                   "source", "sql_file", "kernel", "context", "domain", "portable",
+                   "portable_reason")
+
+
 def catalog_rows(defs: list[MeasureDef]) -> list[tuple]:
-    """The rows of the `measure_catalog` table (sql/schema.sql)."""
+    """The rows of the `measure_catalog` table (sql/schema.sql), in CATALOG_COLUMNS's order."""
     rows = []
     for mdef in defs:
         params = [{"name": n, "type": t, "default": d}
@@ -109,8 +117,14 @@ def catalog_rows(defs: list[MeasureDef]) -> list[tuple]:
                                   *callable_params(mdef)]]
         rows.append((mdef.name, mdef.macro, params, mdef.summary, mdef.kind, mdef.per_topic,
                      mdef.doc, mdef.source, mdef.family, mdef.kernel, list(mdef.context),
-                     "ranked"))
+                     "ranked", *measure_portability(mdef)))
     return rows
+
+
+# measure_catalog.portable_reason of the online and text measures (issue 18)
+DOMAIN_NOT_PORTABLE = ("an online or text measure: its macro reads the warehouse's session, "
+                       "click or text tables, and irw eval --engine spark evaluates ranked "
+                       "measures over the evaluation context")
 
 
 def domain_catalog_rows() -> list[tuple]:
@@ -138,5 +152,6 @@ def domain_catalog_rows() -> list[tuple]:
                                "default": header_default or default or "(required)"})
             rows.append((head["measure"], mac.name, params, head.get("summary", "mean"),
                          "number", True, head.get("doc", ""), head.get("source", ""),
-                         f"{domain}/{path.stem}", mac.name, [], domain))
+                         f"{domain}/{path.stem}", mac.name, [], domain,
+                         False, DOMAIN_NOT_PORTABLE))
     return rows
