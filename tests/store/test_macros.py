@@ -14,7 +14,6 @@ import gzip
 import hashlib
 import json
 import math
-import random
 import shutil
 import subprocess
 import sys
@@ -28,31 +27,10 @@ from irwarehouse.engine.evaluate import EvalOptions, evaluate, evaluate_macros, 
 from irwarehouse.measures import MeasureRequest, parse_measures, registry
 from tests.helpers.catalog import default_request
 from tests.helpers.paths import DATA, TEST_DATA
+from tests.helpers.small_campaign import diversity_files
 
 TREC_EVAL = TEST_DATA / "trec_eval"
 OLD_WAREHOUSE = TEST_DATA / "warehouses" / "ae439d3_sample.duckdb.gz"
-
-
-def _diversity_files(folder: Path) -> tuple[Path, Path, Path]:
-    """A small random diversity campaign: qrels `topic subtopic doc level` (with unjudged
-    -1 levels), DINprob intents, and a run whose scores tie now and then."""
-    rng = random.Random(7)
-    qrels, intents, run = [], [], []
-    for t in range(1, 5):
-        docs = [f"d{t}-{k:02d}" for k in range(30)]
-        n = rng.randint(2, 4)
-        probs = [rng.random() + 0.1 for _ in range(n)]
-        for i in range(1, n + 1):
-            intents.append(f"{t} {i} {probs[i - 1] / sum(probs):.6f} "
-                           f"{'nav' if rng.random() < 0.3 else 'inf'}")
-            for doc in rng.sample(docs, 12):
-                qrels.append(f"{t} {i} {doc} {rng.choice([-1, 0, 0, 1, 1, 2, 3])}")
-        for rank, doc in enumerate(rng.sample(docs, 25), start=1):
-            run.append(f"{t} Q0 {doc} {rank} {round(rng.random() * 5, 1)} divrun")
-    paths = folder / "div.qrels", folder / "div.DINprob", folder / "div.run"
-    for path, lines in zip(paths, (qrels, intents, run)):
-        path.write_text("\n".join(lines) + "\n")
-    return paths
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +52,7 @@ def warehouse(tmp_path_factory) -> Path:
         wh.ingest_doclengths(lengths, "sample")
         wh.ingest_qrels(DATA / "qrels.test", "multi", name="binary")
         wh.ingest_qrels(DATA / "qrels.rel_level", "multi", name="graded")
-        dqrels, dinprob, drun = _diversity_files(folder)
+        dqrels, dinprob, (drun,) = diversity_files(folder, tags=("divrun",))
         wh.ingest_qrels(dqrels, "div", fmt="diversity")
         wh.ingest_intents(dinprob, "div")
         wh.ingest_run(drun, "div")
