@@ -18,6 +18,7 @@ from .engine.evaluate import EvalOptions, EvalResult, evaluate
 from .errors import WarehouseError
 from .measures import NtcirSettings, parse_measures, wants_runid
 from .store import ingest as _ingest
+from .store import lookup as _lookup
 from .store.connection import close as close_connection
 from .store.connection import connect
 from .store.results import store_scores
@@ -97,17 +98,7 @@ class Warehouse:
 
     # -- lookups ----------------------------------------------------------------------------
     def qrels_id(self, campaign: str, name: str | None = None) -> int:
-        rows = self.con.execute("""
-            SELECT q.qrels_id, q.name FROM qrels q JOIN campaign c USING (campaign_id)
-            WHERE c.name = ? AND (? IS NULL OR q.name = ?) ORDER BY q.qrels_id""",
-                                [campaign, name, name]).fetchall()
-        if not rows:
-            what = f"qrels {name!r}" if name else "qrels"
-            raise WarehouseError(f"no {what} in campaign {campaign!r}")
-        if len(rows) > 1:
-            raise WarehouseError(f"campaign {campaign!r} has several qrels "
-                                 f"({', '.join(r[1] for r in rows)}); choose one with --qrels")
-        return rows[0][0]
+        return _lookup.qrels_id(self.con, campaign, name)
 
     def run_ids(self, campaign: str, names: list[str] | None = None) -> list[int]:
         rows = self.con.execute("""

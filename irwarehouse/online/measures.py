@@ -20,6 +20,7 @@ from functools import lru_cache
 
 from ..errors import MeasureError, WarehouseError
 from ..sqlfiles import sql_dir
+from ..store.lookup import campaign_qrels, several_qrels
 
 LEVELS = ("session", "topic")
 _NAME = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_-]*)\s*(?:\((.*)\))?\s*(?:@\s*([0-9]+))?\s*$")
@@ -241,15 +242,11 @@ def store_qrels_id(con, campaign: str, qrels: str | None, *, create: bool) -> in
     """The qrels a stored score is filed under: the one named or the campaign's only one; a
     campaign without qrels (a pure click log) gets an empty judgment set `clicks`, so that the
     analyst views, which join scores to their qrels, show click measures too."""
-    rows = con.execute("""
-        SELECT q.qrels_id, q.name FROM qrels q JOIN campaign c USING (campaign_id)
-        WHERE c.name = ? AND (? IS NULL OR q.name = ?) ORDER BY q.qrels_id""",
-                       [campaign, qrels, qrels]).fetchall()
+    rows = campaign_qrels(con, campaign, qrels)
     if len(rows) == 1:
         return rows[0][0]
     if rows:
-        raise WarehouseError(f"campaign {campaign!r} has several qrels "
-                             f"({', '.join(r[1] for r in rows)}); choose one with --qrels")
+        raise several_qrels(campaign, rows)
     if qrels is not None:
         raise WarehouseError(f"no qrels {qrels!r} in campaign {campaign!r}")
     if not create:

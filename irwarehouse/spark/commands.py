@@ -76,6 +76,16 @@ def eval_spark(*, campaign: str | None, measure_names: list[str], opts, runs, qr
                        "(and --data DIR for an export)")
     from .engine import refuse_unportable
     refuse_unportable(requests)                  # before Spark starts: it takes seconds
+    if data is None or store:
+        # the campaign and its qrels choice, checked in the warehouse before Spark starts, in
+        # the words of `irw eval` (an export given with --data is checked by the metric SQL)
+        from ..store.connection import connect
+        from ..store.lookup import qrels_id
+        con = connect(warehouse, read_only=True, create=False)
+        try:
+            qrels_id(con, campaign, qrels)
+        finally:
+            con.close()
     with campaign_data(data, warehouse, [campaign], master) as folder:
         spark = spark_session(master)
         register_export(spark, folder)

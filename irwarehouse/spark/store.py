@@ -8,21 +8,8 @@ from __future__ import annotations
 from ..engine.evaluate import EvalResult
 from ..errors import WarehouseError
 from ..store.connection import connect
+from ..store.lookup import qrels_id
 from ..store.results import store_scores
-
-
-def _qrels_id(con, campaign: str, qrels: str | None) -> int:
-    rows = con.execute("""
-        SELECT q.qrels_id, q.name FROM qrels q JOIN campaign c USING (campaign_id)
-        WHERE c.name = ? AND (? IS NULL OR q.name = ?) ORDER BY q.qrels_id""",
-                       [campaign, qrels, qrels]).fetchall()
-    if not rows:
-        raise WarehouseError(f"no {'qrels ' + repr(qrels) if qrels else 'qrels'} in campaign "
-                             f"{campaign!r}")
-    if len(rows) > 1:
-        raise WarehouseError(f"campaign {campaign!r} has several qrels "
-                             f"({', '.join(r[1] for r in rows)}); choose one with --qrels")
-    return rows[0][0]
 
 
 def store_result(warehouse: str, campaign: str, result: EvalResult, *,
@@ -33,7 +20,7 @@ def store_result(warehouse: str, campaign: str, result: EvalResult, *,
 
     con = connect(warehouse, create=False)
     try:
-        qid = _qrels_id(con, campaign, qrels)
+        qid = qrels_id(con, campaign, qrels)
         ids = dict(con.execute("""
             SELECT r.name, r.run_id FROM run r JOIN campaign c USING (campaign_id)
             WHERE c.name = ?""", [campaign]).fetchall())

@@ -1,14 +1,19 @@
 """The commands of the Spark engine that need no Spark (irwarehouse.spark.commands):
-`irw sql --engine spark --explain`, the read-only guard, the Spark options' checks."""
+`irw sql --engine spark --explain`, the read-only guard, the Spark options' checks, the
+campaign's qrels checked before a session starts."""
 
 from __future__ import annotations
+
+import shutil
 
 import sqlglot
 from sqlglot import exp
 from typer.testing import CliRunner
 
+from irwarehouse.api import Warehouse
 from irwarehouse.cli import app
 from irwarehouse.spark import dialect
+from tests.helpers.paths import DATA
 
 
 def test_irw_sql_explain_shows_the_transpiled_query(small):
@@ -36,3 +41,23 @@ def test_spark_options_belong_to_the_spark_engine(small):
     assert result.exit_code == 1 and "--engine spark" in result.output
     result = CliRunner().invoke(app, ["eval", "-C", "sample", "--data", "x", "-w", str(small)])
     assert result.exit_code == 1 and "--engine spark" in result.output
+
+
+def test_irw_eval_engine_spark_checks_the_qrels_choice_before_starting_spark(small, tmp_path):
+    """A campaign with two qrels and no --qrels: `irw eval`'s own one-line error, from the
+    warehouse, before a JVM starts (the metric SQL would say it only after the export and the
+    session); an unknown campaign likewise."""
+    path = tmp_path / "w.duckdb"
+    shutil.copy(small, path)
+    with Warehouse(path) as wh:
+        wh.ingest_qrels(DATA / "qrels.test", "sample", name="binary")
+    for engine in ([], ["--engine", "spark"]):
+        result = CliRunner().invoke(app, ["eval", *engine, "-C", "sample", "-m", "map", "-w",
+                                          str(path)])
+        assert result.exit_code == 1
+        assert result.output.strip().splitlines() == [
+            "irw: error: campaign 'sample' has several qrels (graded, binary); choose one "
+            "with --qrels"]
+    result = CliRunner().invoke(app, ["eval", "--engine", "spark", "-C", "nope", "-m", "map",
+                                      "-w", str(path)])
+    assert result.exit_code == 1 and "'nope'" in result.output
