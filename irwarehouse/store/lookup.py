@@ -29,3 +29,13 @@ def qrels_id(con, campaign: str, name: str | None = None) -> int:
     if len(rows) > 1:
         raise several_qrels(campaign, rows)
     return rows[0][0]
+
+
+def named_id(con, kind: str, cid: int, name: str, campaign: str) -> int:
+    """The id of run or qrels `name` of campaign `cid` (`kind` is a validated table name:
+    'run' or 'qrels', whose key is <kind>_id); an error naming it when there is none."""
+    found = con.execute(f"SELECT {kind}_id FROM {kind} WHERE campaign_id = ? AND name = ?",
+                        [cid, name]).fetchone()
+    if found is None:
+        raise WarehouseError(f"no {kind} {name!r} in campaign {campaign!r}")
+    return found[0]

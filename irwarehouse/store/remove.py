@@ -9,6 +9,7 @@ import duckdb
 
 from ..errors import WarehouseError
 from .ingest import campaign_id, transaction
+from .lookup import named_id
 
 KINDS = ("run", "qrels")
 # The ids a campaign's rows hang on, each with the table that owns it; every table with one of
@@ -47,11 +48,8 @@ def remove(con: duckdb.DuckDBPyConnection, kind: str, campaign: str, name: str) 
         raise WarehouseError(f"irw rm removes a run or a qrels, not {kind!r}")
     cid = campaign_id(con, campaign)
     key = f"{kind}_id"
-    found = con.execute(f"SELECT {key} FROM {kind} WHERE campaign_id = ? AND name = ?",
-                        [cid, name]).fetchone()
-    if found is None:
-        raise WarehouseError(f"no {kind} {name!r} in campaign {campaign!r}")
-    pools = [p for (p,) in con.execute(_POOLS[kind], [found[0]]).fetchall()]
+    item_id = named_id(con, kind, cid, name, campaign)
+    pools = [p for (p,) in con.execute(_POOLS[kind], [item_id]).fetchall()]
     if pools:
         raise WarehouseError(f"{kind} {name!r} of campaign {campaign!r} is part of pool "
                              f"{pools[0]!r}; it is kept (a pool records what it was made of)")
@@ -62,14 +60,14 @@ def remove(con: duckdb.DuckDBPyConnection, kind: str, campaign: str, name: str) 
                   if t not in (kind, "campaign_profile")] + [kind]
         for table in tables:
             removed += con.execute(f'DELETE FROM "{table}" WHERE {key} = ?',
-                                   [found[0]]).fetchone()[0]
+                                   [item_id]).fetchone()[0]
         if kind == "qrels":
             con.execute("UPDATE campaign_profile SET qrels_id = NULL WHERE qrels_id = ?",
-                        [found[0]]).fetchall()
+                        [item_id]).fetchall()
         sources = _TOKENS[kind]
         removed += con.execute(
             f"DELETE FROM text_token WHERE owner_id = ? AND source IN "
-            f"({', '.join('?' for _ in sources)})", [found[0], *sources]).fetchone()[0]
+            f"({', '.join('?' for _ in sources)})", [item_id, *sources]).fetchone()[0]
     return removed
 
 

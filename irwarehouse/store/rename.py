@@ -9,6 +9,7 @@ import duckdb
 
 from ..errors import WarehouseError
 from .ingest import campaign_id, check_name, transaction
+from .lookup import named_id
 
 KINDS = ("run", "qrels", "campaign")
 
@@ -33,15 +34,12 @@ def rename(con: duckdb.DuckDBPyConnection, kind: str, old: str, new: str,
         raise WarehouseError(f"renaming a {kind} needs its campaign (-C NAME)")
     cid = campaign_id(con, campaign)
     key = f"{kind}_id"
-    found = con.execute(f"SELECT {key} FROM {kind} WHERE campaign_id = ? AND name = ?",
-                        [cid, old]).fetchone()
-    if found is None:
-        raise WarehouseError(f"no {kind} {old!r} in campaign {campaign!r}")
+    item_id = named_id(con, kind, cid, old, campaign)
     if con.execute(f"SELECT 1 FROM {kind} WHERE campaign_id = ? AND name = ?",
                    [cid, new]).fetchone():
         raise WarehouseError(f"campaign {campaign!r} has a {kind} {new!r} already")
     with transaction(con, f"the renaming of {kind} {old} to {new} in campaign {campaign}"):
-        con.execute(f"UPDATE {kind} SET name = ? WHERE {key} = ?", [new, found[0]])
+        con.execute(f"UPDATE {kind} SET name = ? WHERE {key} = ?", [new, item_id])
         if kind == "run":
             for column in ("run_a", "run_b"):
                 con.execute(f"UPDATE significance SET {column} = ? WHERE campaign = ? AND "

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from irwarehouse.api import Warehouse
 from irwarehouse.cli import app
-from tests.engine.test_comparison import _write_campaign
+from tests.engine.test_comparison import _write_campaign, build_two_qrels_campaign
 from tests.helpers.paths import REALDATA
 
 WWW4 = REALDATA / "ntcir16_www4_english"
@@ -141,14 +141,7 @@ def test_an_older_warehouse_gains_the_profile_table(www4):
 # -- item 2: --qrels on compare, report and meta ----------------------------------------------
 @pytest.fixture
 def two_qrels(tmp_path):
-    qrels, runs = _write_campaign(tmp_path)
-    path = tmp_path / "w.duckdb"
-    with Warehouse(path) as wh:
-        wh.ingest_qrels(qrels, "c", name="a")
-        wh.ingest_qrels(qrels, "c", name="b")
-        for run in runs:
-            wh.ingest_run(run, "c")
-    return path
+    return build_two_qrels_campaign(tmp_path)
 
 
 def test_qrels_is_an_option_of_compare_report_and_meta(two_qrels, tmp_path):

@@ -123,14 +123,21 @@ def test_every_spelling_of_a_measure_compares_the_same(campaign, stored):
     assert names == [(stored or "P_10",)]          # evaluated and stored once
 
 
-def test_compare_chooses_among_several_qrels(tmp_path):
-    qrels, runs = _write_campaign(tmp_path)
-    path = tmp_path / "w.duckdb"
+def build_two_qrels_campaign(folder):
+    """Campaign c of _write_campaign's runs with the same judgments stored twice, as qrels a
+    and b: a command must be told which (or take the profile's)."""
+    qrels, runs = _write_campaign(folder)
+    path = folder / "w.duckdb"
     with Warehouse(path) as wh:
         wh.ingest_qrels(qrels, "c", name="a")
         wh.ingest_qrels(qrels, "c", name="b")
         for run in runs:
             wh.ingest_run(run, "c")
+    return path
+
+
+def test_compare_chooses_among_several_qrels(tmp_path):
+    path = build_two_qrels_campaign(tmp_path)
     args = ["compare", "-C", "c", "-m", "map", "-w", str(path), "--seed", "1"]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 1 and "several qrels" in result.output
