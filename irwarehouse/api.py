@@ -15,18 +15,43 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .engine.evaluate import EvalOptions, EvalResult, evaluate
-from .errors import WarehouseError
 from .measures import NtcirSettings, parse_measures, wants_runid
 from .store import ingest as _ingest
 from .store import lookup as _lookup
 from .store.connection import close as close_connection
 from .store.connection import connect
-from .store.results import store_scores
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
 
+def _settled(cls):
+    """Every public method of `cls` leaves the shared connection with no unfinished result
+    (a query read with fetchone() keeps one open, and DuckDB then refuses the next `con.sql`
+    with ResourceInUseException): the API can be called in any order, and `wh.con` used
+    between the calls."""
+    import functools
+
+    def settle(method):
+        @functools.wraps(method)
+        def settled(self, *args, **kwargs):
+            try:
+                return method(self, *args, **kwargs)
+            finally:
+                con = getattr(self, "con", None)
+                if con is not None:
+                    try:
+                        con.abort()
+                    except Exception:  # noqa: BLE001 - a closed connection has none left
+                        pass
+        return settled
+    for name, member in list(vars(cls).items()):
+        if callable(member) and not name.startswith("_") and name != "close":
+            setattr(cls, name, settle(member))
+    return cls
+
+
+@_settled
 class Warehouse:
     """A warehouse file (or a private in-memory one when `path` is None)."""
 
@@ -101,41 +126,93 @@ class Warehouse:
         return _lookup.qrels_id(self.con, campaign, name)
 
     def run_ids(self, campaign: str, names: list[str] | None = None) -> list[int]:
-        rows = self.con.execute("""
-            SELECT r.run_id, r.name FROM run r JOIN campaign c USING (campaign_id)
-            WHERE c.name = ? ORDER BY r.name""", [campaign]).fetchall()
-        if names:
-            by_name = {n: i for i, n in rows}
-            missing = [n for n in names if n not in by_name]
-            if missing:
-                raise WarehouseError(f"no run {missing[0]!r} in campaign {campaign!r}")
-            return [by_name[n] for n in names]
-        if not rows:
-            raise WarehouseError(f"no runs in campaign {campaign!r}")
-        return [i for i, _ in rows]
+        from .request.evaluation import run_ids
+        return run_ids(self.con, campaign, names)
 
-    # -- evaluation -------------------------------------------------------------------------
+    # -- the evaluation request ---------------------------------------------------------------
+    # Every method below takes the same request as `irw eval -C`: measures (any spelling), the
+    # options (an EvalOptions, an EvalSettings, or keyword options such as threshold=2,
+    # order="file"), the qrels; what is not given comes from the campaign's profile, then the
+    # defaults. `frame="pandas"` returns a pandas DataFrame instead of an Arrow table.
+    def scope(self, campaign: str, *, qrels: str | None = None, options=None,
+              **option_values):
+        """The qrels and options a request on `campaign` is answered with
+        (request.evaluation.Scope; `.describe()` says which and where they came from)."""
+        from .request.evaluation import scope
+        return scope(self.con, campaign, _settings(options, qrels, option_values))
+
     def evaluate(self, measures: list[str], *, campaign: str, runs: list[str] | None = None,
-                 qrels: str | None = None, store: bool = False,
-                 options: EvalOptions | None = None,
+                 qrels: str | None = None, store: bool = False, options=None,
                  ntcir: NtcirSettings | None = None, progress=None,
-                 gcompute: bool = False, arrow: bool = True) -> EvalResult:
-        """Evaluate stored runs of a campaign; with `store`, materialise the per-topic values
-        into the `score` table (replacing earlier values of the same measure and options).
-        `ntcir`: gains and cutoffs of NTCIREVAL's measures (measures.NtcirSettings);
-        `gcompute`: also NTCIREVAL's gcompute blocks of the D/DIN/IA measures (EvalResult);
-        `arrow=False` leaves per_topic and summary as evaluate.Rows (the CLI prints them without
-        importing pyarrow)."""
-        options = options or EvalOptions()
-        qid = self.qrels_id(campaign, qrels)
-        run_ids = self.run_ids(campaign, runs)
-        requests = parse_measures(measures, version=options.version, ntcir=ntcir)
-        result = evaluate(self.con, run_ids, qid, requests, options, progress=progress,
-                          gcompute=gcompute)
-        result.runid = wants_runid(measures)
-        if store:
-            store_scores(self.con, result, qid)
+                 gcompute: bool = False, arrow: bool = True, **option_values) -> EvalResult:
+        """Evaluate stored runs of a campaign, as `irw eval -C`; with `store`, materialise the
+        per-topic values into `score` (replacing the values stored under the same measure and
+        options, whatever spelling stored them). `result.scope` says which qrels and options
+        were used. `ntcir`: NTCIREVAL's gains and cutoffs (default: the request's -g and
+        --cutoffs); `gcompute`: also NTCIREVAL's gcompute blocks of the D/DIN/IA measures;
+        `arrow=False` leaves per_topic and summary as evaluate.Rows."""
+        from .request.evaluation import evaluate
+        where = self.scope(campaign, qrels=qrels, options=options, **option_values)
+        result = evaluate(self.con, where, measures, runs=runs, store=store,
+                          progress=progress, gcompute=gcompute, ntcir=ntcir)
         return result.with_arrow() if arrow else result
+
+    def scores(self, campaign: str | None = None, measure: str | None = None, *,
+               frame: str = "arrow"):
+        """Stored per-topic scores (the `topic_score` view), every spelling of `measure` (its
+        canonical name: AP finds map)."""
+        name = None
+        if measure is not None:
+            from .request.evaluation import score_name
+            name = score_name(self.con, campaign or "", measure)[0]
+        table = self.con.sql("""
+            SELECT * FROM topic_score
+            WHERE ($campaign IS NULL OR campaign = $campaign)
+              AND ($measure IS NULL OR measure = $measure)
+            ORDER BY campaign, run, measure, topic""",
+                             params={"campaign": campaign, "measure": name}).to_arrow_table()
+        return _frame(table, frame)
+
+    def score_matrix(self, campaign: str | list[str], measure: str, *,
+                     runs: list[str] | None = None, qrels: str | None = None, options=None,
+                     missing: str = "error", store: bool = False, **option_values):
+        """The topics x runs matrix of one measure (engine.matrix.ScoreMatrix), the input of
+        irwarehouse.stats: stored scores, or evaluated (and stored with `store`) for the runs
+        that have none. Several campaigns: runs named "campaign/run", on shared topics."""
+        from .engine.comparison import matrix_for
+        campaigns = [campaign] if isinstance(campaign, str) else list(campaign)
+        return matrix_for(self, campaigns, measure, runs, missing,
+                          _settings(options, qrels, option_values), store=store)
+
+    def compare(self, campaign: str | list[str], measures: list[str] | str, *,
+                test: str = "bootstrap", correction: str | None = None, alpha: float = 0.05,
+                B: int | None = None, seed: int | None = None, runs: list[str] | None = None,
+                qrels: str | None = None, options=None, missing: str = "error",
+                store: bool = False, tie_rule: str = "ge", **option_values) -> list:
+        """`irw compare`: every pair of runs under one significance test, per measure; a list
+        of (stats.Comparison, ScoreMatrix), one per measure, in the order given."""
+        from .engine.comparison import matrices_for, run_tests
+        campaigns = [campaign] if isinstance(campaign, str) else list(campaign)
+        names = [measures] if isinstance(measures, str) else list(measures)
+        matrices = matrices_for(self, campaigns, names, runs, missing,
+                                _settings(options, qrels, option_values), store=store)
+        out = []
+        for matrix in matrices:
+            result = run_tests(matrix, test=test, correction=correction, alpha=alpha, B=B,
+                               seed=seed, tie_rule=tie_rule)
+            seed = result.seed if seed is None else seed
+            out.append((result, matrix))
+        return out
+
+    def metrics(self, campaign: str, measures: list[str], *, runs: list[str] | None = None,
+                qrels: str | None = None, options=None, missing: str = "error",
+                store: bool = False, **option_values):
+        """The per-topic matrices of several measures on the same runs and topics
+        (meta._common.MetricSet), the input of irwarehouse.meta: discpower_table(metrics, ...),
+        swap_table, correlation_matrix(metrics.run_means()), concordance_table, ..."""
+        from .meta.load import load_metrics
+        return load_metrics(self, campaign, measures, runs=runs, missing=missing,
+                            given=_settings(options, qrels, option_values), store=store)
 
     def cg_curves(self, campaign: str, *, runs: list[str] | None = None,
                   qrels: str | None = None, depth: int = 20, log_base: float = 2.0,
@@ -147,14 +224,28 @@ class Warehouse:
                          depth=depth, log_base=log_base, variant=variant, gains=gains,
                          average=average, options=options)
 
-    def scores(self, campaign: str | None = None, measure: str | None = None) -> pa.Table:
-        """Stored per-topic scores (the `topic_score` view) as Arrow."""
-        return self.con.sql("""
-            SELECT * FROM topic_score
-            WHERE ($campaign IS NULL OR campaign = $campaign)
-              AND ($measure IS NULL OR measure = $measure)
-            ORDER BY campaign, run, measure, topic""",
-                            params={"campaign": campaign, "measure": measure}).to_arrow_table()
+
+def _settings(options, qrels: str | None, option_values: dict):
+    """The request's settings from the API's arguments: an EvalOptions (every option), an
+    EvalSettings, or keyword options (threshold=2, order="file", ...), and a qrels name."""
+    from .meta.load import request_settings
+    from .request.options import EvalSettings, settings_of
+    if option_values:
+        if options is not None:
+            raise TypeError("give either options= or keyword options, not both")
+        options = settings_of(**option_values)
+    if isinstance(options, EvalSettings):
+        from dataclasses import replace
+        return replace(options, qrels=qrels) if qrels is not None else options
+    return request_settings(None, options, qrels)
+
+
+def _frame(table, frame: str):
+    if frame == "pandas":
+        return table.to_pandas()
+    if frame != "arrow":
+        raise ValueError(f"frame must be 'arrow' or 'pandas', not {frame!r}")
+    return table
 
 
 def evaluate_files(qrels: str | Path, runs: list[str | Path], measures: list[str], *,

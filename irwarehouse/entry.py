@@ -22,10 +22,22 @@ def _early_interrupt(signum, frame) -> None:
         os._exit(130)
 
 
+def _plain_help_when_piped() -> None:
+    """`irw ... --help` into a file or a pager: click's plain text, not rich's boxes (typer
+    reads TYPER_USE_RICH when it is first imported; a user's setting wins)."""
+    try:
+        piped = not os.isatty(sys.stdout.fileno())
+    except (OSError, ValueError):
+        piped = True
+    if piped:
+        os.environ.setdefault("TYPER_USE_RICH", "0")
+
+
 def main() -> None:
     """Run `irw`. The process ends with os._exit once the command is done (its files closed,
     its output flushed): Python's own shutdown, during which a Ctrl-C would kill the process
     with no word, is skipped."""
+    _plain_help_when_piped()
     if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
         from .cli import main as cli_main  # embedded: leave the host's handler alone
         cli_main()

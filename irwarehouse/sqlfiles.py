@@ -140,16 +140,40 @@ def _macros_in(path: Path, size: int, mtime_ns: int) -> list[MacroDef]:
         m = _MACRO_RE.match(stmt)
         if not m:
             continue
-        body = stmt[m.end():]
+        params, end = _parameter_list(stmt, m.start(2) - 1)
+        body = stmt[end:]
         body_code = "\n".join(line.split("--", 1)[0] for line in body.splitlines())
         calls = frozenset(_CALL_RE.findall(body_code))
         words = set(_WORD_RE.findall(body_code))
         out.append(MacroDef(
             name=m.group(1), file=path.stem,
-            args=tuple(a.strip() for a in m.group(2).split(",") if a.strip()),
+            args=params,
             header=parse_header(block), sql=stmt, calls=calls,
             relations=frozenset(w for w in words if w not in calls)))
     return out
+
+
+def _parameter_list(stmt: str, open_at: int) -> tuple[tuple[str, ...], int]:
+    """A macro's parameters (split at the commas outside parentheses: a default may be
+    `MAP {}::MAP(INTEGER, DOUBLE)`) and where its body starts."""
+    depth, current, params = 0, [], []
+    for i in range(open_at, len(stmt)):
+        ch = stmt[i]
+        if ch == "(":
+            depth += 1
+            if depth == 1:
+                continue
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                params.append("".join(current))
+                return tuple(a.strip() for a in params if a.strip()), i + 1
+        elif ch == "," and depth == 1:
+            params.append("".join(current))
+            current = []
+            continue
+        current.append(ch)
+    raise SqlAssetError(f"unbalanced parameter list: {stmt[:80]!r}")
 
 
 @lru_cache(maxsize=1)

@@ -40,6 +40,10 @@ CREATE TABLE IF NOT EXISTS campaign_profile (
     cutoffs      VARCHAR,
     updated_at   TIMESTAMP DEFAULT current_timestamp
 );
+-- The gains of `gains` as a table (level -> gain; {} = gain is the level), which the metric
+-- macros read as the default of their gains (a profile made before it had one gains it on the
+-- next read-write open).
+ALTER TABLE campaign_profile ADD COLUMN IF NOT EXISTS gain_map MAP(INTEGER, DOUBLE);
 
 CREATE TABLE IF NOT EXISTS topic (
     campaign_id  INTEGER NOT NULL,
@@ -176,10 +180,19 @@ CREATE TABLE IF NOT EXISTS pool_run (
     team         VARCHAR NOT NULL
 );
 
--- Materialised per-topic metric values. `measure` is the name as printed, with its parameters
--- (e.g. P_10, ndcg_cut_10, nDCG@10); `family` is its measure in measure_catalog (P, ndcg_cut),
--- which says how a run's value is formed (summary); `options` records the evaluation options
--- (-l, -J, -M, order, version).
+-- Materialised per-topic metric values, keyed by (run, qrels, topic, measure, options).
+-- `measure` is the canonical name of what was computed, whatever spelling asked for it (AP, map
+-- and MAP are stored as map; nDCG@10, ndcg_cut.10 and ndcg_cut_10 as ndcg_cut_10: a trec_eval
+-- measure as trec_eval prints it, any other as name(param=value)@cutoff); `spelling` is the name as
+-- typed, for display; `family` is its measure in measure_catalog (P, ndcg_cut), which says how a
+-- run's value is formed (summary); `cutoff` its @k (P_10: 10), so that
+-- `WHERE family = 'ndcg_cut' AND cutoff = 10` finds it too. The evaluation options are columns
+-- named as the metric macros' parameters (irwarehouse/request/options.py declares them):
+-- relevance_level (-l), judged_only (-J), max_docs (-M), sort_order (--order), trec_eval_version,
+-- complete (-c), gains (-g; {} = gain is the level); an ir_measures name's own options (AP(rel=2))
+-- and a condensed M' are those of the row (AP(rel=2) is map at relevance_level 2). `options` holds
+-- the same options as text (l=1;J=0;M=;c=0;order=score;v=9), and the online and text measures'
+-- own settings (level=session, ROUGE's options), whose option columns are NULL.
 CREATE TABLE IF NOT EXISTS score (
     run_id       INTEGER NOT NULL,
     qrels_id     INTEGER NOT NULL,
@@ -193,8 +206,18 @@ CREATE TABLE IF NOT EXISTS score (
     definition_hash VARCHAR NOT NULL,
     computed_at  TIMESTAMP DEFAULT current_timestamp
 );
--- Warehouses created before text-valued measures existed gain the column on connect.
+-- Warehouses created before text-valued measures existed gain the column on connect; those
+-- created before the structured key gain its columns (and are re-keyed: store/rekey.py).
 ALTER TABLE score ADD COLUMN IF NOT EXISTS text VARCHAR;
+ALTER TABLE score ADD COLUMN IF NOT EXISTS spelling VARCHAR;
+ALTER TABLE score ADD COLUMN IF NOT EXISTS cutoff DOUBLE;
+ALTER TABLE score ADD COLUMN IF NOT EXISTS relevance_level INTEGER;
+ALTER TABLE score ADD COLUMN IF NOT EXISTS judged_only BOOLEAN;
+ALTER TABLE score ADD COLUMN IF NOT EXISTS max_docs BIGINT;
+ALTER TABLE score ADD COLUMN IF NOT EXISTS sort_order VARCHAR;
+ALTER TABLE score ADD COLUMN IF NOT EXISTS trec_eval_version INTEGER;
+ALTER TABLE score ADD COLUMN IF NOT EXISTS complete BOOLEAN;
+ALTER TABLE score ADD COLUMN IF NOT EXISTS gains MAP(INTEGER, DOUBLE);
 
 
 -- Results of `irw compare --store`: one row per run pair, with what is needed to reproduce it
@@ -230,7 +253,9 @@ FROM run r JOIN campaign c USING (campaign_id);
 
 CREATE OR REPLACE VIEW topic_score AS
 SELECT c.name AS campaign, r.name AS run, r.team, q.name AS qrels, s.topic, s.measure, s.family,
-       s.params, s.options, s.value, s.text, s.computed_at
+       s.params, s.options, s.value, s.text, s.computed_at, s.spelling, s.cutoff,
+       s.relevance_level, s.judged_only, s.max_docs, s.sort_order, s.trec_eval_version,
+       s.complete, s.gains
 FROM score s
 JOIN run r USING (run_id)
 JOIN campaign c ON c.campaign_id = r.campaign_id
@@ -291,7 +316,7 @@ WITH judged_relevant AS (
 ),
 scored AS (
     SELECT s.*, coalesce(m.summary, 'mean') AS summary,
-           CASE WHEN s.options LIKE '%;c=1;%' THEN coalesce(jr.n, 0) END AS judged_relevant
+           CASE WHEN s.complete THEN coalesce(jr.n, 0) END AS judged_relevant
     FROM score s
     LEFT JOIN measure_catalog m ON m.measure = s.family
     LEFT JOIN judged_relevant jr ON jr.qrels_id = s.qrels_id

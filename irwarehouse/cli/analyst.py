@@ -11,29 +11,21 @@ import typer
 from .common import (
     TIE_RULE_HELP,
     Campaign,
-    CompleteOpt,
-    DepthOpt,
     Engine,
     EngineOpt,
-    GainsOpt,
-    JudgedOnlyOpt,
-    LevelOpt,
-    OrderOpt,
-    QrelsOpt,
     SparkDataOpt,
     SparkMasterOpt,
     TieRule,
-    VersionOpt,
     WarehouseOpt,
     _guard,
     _warehouse_path,
     app,
     choices,
-    eval_settings,
     export_app,
     note,
     open_warehouse,
 )
+from .options import evaluation_options
 
 # -- analyst commands (issue 7): sql, schema, export, ingest runs, report ----------------------
 SqlFormat = choices("SqlFormat", "table", "csv", "json", "parquet")
@@ -213,6 +205,7 @@ def _pair(text: str | None) -> tuple[str, str] | None:
 
 
 @app.command("report")
+@evaluation_options()
 def report_cmd(
     campaign: Campaign,
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder for report.html, figures/ "
@@ -224,20 +217,13 @@ def report_cmd(
                        "text score by default.")] = None,
     baseline: Annotated[str | None, typer.Option(help="Run to compare against (default: "
                         "the median run by the first measure).")] = None,
-    qrels: QrelsOpt = None,
-    gains: GainsOpt = None,
-    order: OrderOpt = None,
-    complete: CompleteOpt = None,
-    depth: DepthOpt = None,
-    judged_only: JudgedOnlyOpt = None,
-    level: LevelOpt = None,
-    trec_eval_version: VersionOpt = None,
     seed: Annotated[int, typer.Option(help="Seed of the randomised Tukey HSD test.")] = 1,
     tie_rule: Annotated[TieRule, typer.Option("--tie-rule", help=TIE_RULE_HELP)] = TieRule.ge,
     scatter: Annotated[str | None, typer.Option(help="Two measures 'X,Y' whose per-run "
                        "means are plotted against each other (e.g. a diversity campaign's "
                        "D-nDCG@10 and I-rec@10).")] = None,
     warehouse: WarehouseOpt = None,
+    *, settings,
 ):
     """Write a self-contained HTML report of a campaign (plots as PNG/SVG too).
 
@@ -246,17 +232,12 @@ def report_cmd(
     set used."""
     def body():
         from ..api import Warehouse
-        from ..engine.settings import effective
         from ..report.campaign import campaign_report
-        given = eval_settings(qrels=qrels, gains=gains, order=order, complete=complete,
-                              depth=depth, judged_only=judged_only, level=level,
-                              version=trec_eval_version)
         path = _warehouse_path(warehouse)
         with Warehouse(path, create=False) as wh:
-            settings, _ = effective(wh.con, campaign, given)
             html_path = campaign_report(wh, campaign, out, measures=measure, baseline=baseline,
-                                     qrels=settings.qrels, warehouse_label=path, seed=seed,
-                                     scatter=_pair(scatter), tie_rule=tie_rule.value,
-                                     settings=given, report=note)
+                                        warehouse_label=path, seed=seed,
+                                        scatter=_pair(scatter), tie_rule=tie_rule.value,
+                                        settings=settings, report=note)
         typer.echo(f"report written to {html_path}")
     _guard(body)

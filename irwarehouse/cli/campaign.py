@@ -9,23 +9,14 @@ from typing import Annotated
 import typer
 
 from .common import (
-    CompleteOpt,
-    CutoffsOpt,
-    DepthOpt,
-    GainsOpt,
-    JudgedOnlyOpt,
-    LevelOpt,
-    OrderOpt,
-    QrelsOpt,
     TableFormat,
     TableFormatOpt,
-    VersionOpt,
     WarehouseOpt,
     _guard,
     app,
-    eval_settings,
     open_warehouse,
 )
+from .options import evaluation_options
 
 campaign_app = typer.Typer(help="A campaign's evaluation profile: the qrels and options that "
                            "eval -C, report, compare and meta use unless told otherwise.",
@@ -36,19 +27,8 @@ CampaignArg = Annotated[str, typer.Argument(help="Campaign name.")]
 
 
 @campaign_app.command("set")
-def campaign_set(
-    campaign: CampaignArg,
-    qrels: QrelsOpt = None,
-    gains: GainsOpt = None,
-    order: OrderOpt = None,
-    complete: CompleteOpt = None,
-    depth: DepthOpt = None,
-    judged_only: JudgedOnlyOpt = None,
-    level: LevelOpt = None,
-    trec_eval_version: VersionOpt = None,
-    cutoffs: CutoffsOpt = None,
-    warehouse: WarehouseOpt = None,
-):
+@evaluation_options()
+def campaign_set(campaign: CampaignArg, warehouse: WarehouseOpt = None, *, settings):
     """Set the campaign's evaluation profile, e.g. NTCIREVAL's settings for WWW-4:
     `irw campaign set www4 --gains 1:2 --order file -c -M 1000 --qrels official`.
 
@@ -56,14 +36,11 @@ def campaign_set(
     def body():
         from ..engine.settings import save_profile
         from ..errors import IrwError
-        given = eval_settings(qrels=qrels, gains=gains, order=order, complete=complete,
-                              depth=depth, judged_only=judged_only, level=level,
-                              version=trec_eval_version, cutoffs=cutoffs)
-        if given.empty:
+        if settings.empty:
             raise IrwError("give the options to set, e.g. irw campaign set "
                            f"{campaign} --gains 1:2 --order file -c -M 1000 --qrels NAME")
         with open_warehouse(warehouse, create=False) as wh:
-            profile = save_profile(wh.con, campaign, given)
+            profile = save_profile(wh.con, campaign, settings)
         typer.echo(f"{campaign}: {profile.flags()}")
     _guard(body)
 
@@ -121,16 +98,9 @@ def campaign_records(con) -> list[dict]:
 def _render(records: list[dict], fmt: str) -> str:
     if fmt == "json":
         return json.dumps(records, indent=2) + "\n"
-    if fmt == "csv":
-        import csv
-        import io
-        out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(["campaign", "runs", "topics", "qrels", "profile"])
-        for r in records:
-            writer.writerow([r["campaign"], r["runs"], r["topics"], " ".join(r["qrels"]),
-                             r["profile"]])
-        return out.getvalue()
+    if fmt in ("csv", "tsv"):
+        from ..meta.render import render
+        return render([{**r, "qrels": " ".join(r["qrels"])} for r in records], fmt)
     if not records:
         return "no campaigns (ingest qrels and runs with `irw ingest`)\n"
     table = [["campaign", "runs", "topics", "qrels", "profile"]] + [

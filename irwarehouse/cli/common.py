@@ -31,9 +31,11 @@ def choices(name: str, *values: str) -> type[Enum]:
 
 
 # -- choices shared by several command groups ---------------------------------------------------
-TableFormat = choices("TableFormat", "table", "json", "csv")
+# the tables of every command that prints records: its own table, and the plain layouts every
+# evaluating command prints (request.layouts.PLAIN)
+TableFormat = choices("TableFormat", "table", "tsv", "csv", "json")
+# irw eval's layouts (request.layouts.LAYOUTS)
 Format = choices("Format", "trec_eval", "tsv", "csv", "json", "ndeval", "ntcireval")
-Order = choices("Order", "score", "rank", "file")
 DiversityKind = choices("DiversityKind", "D", "DIN", "IA")
 QrelsFormat = choices("QrelsFormat", "qrels", "diversity", "ntcir_qrels")
 Test = choices("Test", "bootstrap", "tukey", "randomisation", "t", "wilcoxon", "sign")
@@ -64,93 +66,6 @@ SparkMasterOpt = Annotated[str | None, typer.Option(
 SparkDataOpt = Annotated[Path | None, typer.Option(
     "--data", help="--engine spark: read the tables from this `irw export campaign` folder "
     "(any path the cluster reads) instead of exporting them from the warehouse first.")]
-
-
-# -- evaluation settings: one definition of each option, shared by `irw eval`, `irw campaign
-# set`, `report`, `compare` and `meta` (irwarehouse.engine.settings). None = not given: the
-# campaign's profile, then the default, decides.
-QrelsOpt = Annotated[str | None, typer.Option(
-    "--qrels", help="Which stored qrels, when a campaign has several (default: the campaign's "
-    "profile).")]
-GainsOpt = Annotated[str | None, typer.Option(
-    "--gains", "-g", help="NTCIREVAL gain per level: 1:2 (L1=1, L2=2, as ntcir_eval -g) "
-    "or pairs 1:1,2:3,3:7 / S:3,A:2,B:1, or exp:3 (2^level-1). Default: gain = level.")]
-OrderOpt = Annotated[Order | None, typer.Option(
-    "--order", help="Ranking: score (trec_eval: score desc, docno desc; the default), rank "
-    "(the rank column), file (file order, NTCIREVAL).", show_default=False)]
-CompleteOpt = Annotated[bool | None, typer.Option(
-    "--complete/--no-complete", "-c", help="Average over every judged topic (absent topics "
-    "score 0), as trec_eval -c.", show_default=False)]
-DepthOpt = Annotated[int | None, typer.Option("-M", help="Evaluate the top M documents only.")]
-JudgedOnlyOpt = Annotated[bool | None, typer.Option(
-    "--judged-only/--no-judged-only", "-J", help="Judged documents only (condensed lists), "
-    "as trec_eval -J.", show_default=False)]
-LevelOpt = Annotated[int | None, typer.Option(
-    "-l", help="Relevance threshold: level >= l is relevant (default 1).", show_default=False)]
-VersionOpt = Annotated[int | None, typer.Option(
-    "--trec-eval-version", help="9 (9.0.8, as pytrec_eval; the default) or 10 semantics.",
-    show_default=False)]
-CutoffsOpt = Annotated[str | None, typer.Option(
-    help="NTCIREVAL cutoffs for the @k measures, e.g. 1,10 (default 10 for --diversity).")]
-
-
-def eval_settings(*, qrels=None, gains=None, order=None, complete=None, depth=None,
-                  judged_only=None, level=None, version=None, cutoffs=None):
-    """The evaluation settings a command line gives (engine.settings.EvalSettings)."""
-    from ..engine.settings import EvalSettings
-    return EvalSettings(qrels=qrels, gains=gains, order=order.value if order else None,
-                        complete=complete, depth=depth, judged_only=judged_only, level=level,
-                        version=version, cutoffs=cutoffs)
-
-
-# The evaluation options (qrels apart) that commands reading stored scores take, by parameter
-# name; `with_eval_options` adds them to a command whose body then reads EVAL_GIVEN.
-_EVAL_PARAMS = {"gains": GainsOpt, "order": OrderOpt, "complete": CompleteOpt,
-                "depth": DepthOpt, "judged_only": JudgedOnlyOpt, "level": LevelOpt,
-                "trec_eval_version": VersionOpt}
-EVAL_GIVEN: dict = {}
-
-
-def with_eval_options(callback):
-    """Give a command the evaluation options (-g/--gains, --order, -c, -M, -J, -l,
-    --trec-eval-version), one definition for every command (as add_wait_options does for
-    --wait): their values reach the body as EVAL_GIVEN["settings"] (an EvalSettings without
-    qrels). A short flag the command already uses elsewhere (`irw meta report -g` is --gold)
-    is left to that option."""
-    import functools
-    import inspect
-    signature = inspect.signature(callback, eval_str=True)
-    taken = {decl for p in signature.parameters.values()
-             for meta in getattr(p.annotation, "__metadata__", ())
-             for decl in (getattr(meta, "param_decls", None) or ())}
-
-    def annotation(kind):
-        info = kind.__metadata__[0]
-        decls = [d for d in info.param_decls if d not in taken]
-        if list(decls) == list(info.param_decls):
-            return kind
-        import copy
-        info = copy.copy(info)
-        info.param_decls = tuple(decls)
-        return Annotated[kind.__origin__, info]
-
-    added = {name: annotation(kind) for name, kind in _EVAL_PARAMS.items()}
-
-    @functools.wraps(callback)
-    def with_options(*args, **kwargs):
-        values = {name: kwargs.pop(name, None) for name in added}
-        EVAL_GIVEN["settings"] = eval_settings(
-            gains=values["gains"], order=values["order"], complete=values["complete"],
-            depth=values["depth"], judged_only=values["judged_only"], level=values["level"],
-            version=values["trec_eval_version"])
-        return callback(*args, **kwargs)
-
-    params = list(signature.parameters.values())
-    params += [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None,
-                                 annotation=kind) for name, kind in added.items()]
-    with_options.__signature__ = signature.replace(parameters=params)
-    with_options.__annotations__ = {**callback.__annotations__, **added}
-    return with_options
 
 
 def note(text: str) -> None:

@@ -9,37 +9,31 @@ import typer
 
 from .common import (
     TIE_RULE_HELP,
-    CompleteOpt,
     Correction,
-    DepthOpt,
-    GainsOpt,
-    JudgedOnlyOpt,
-    LevelOpt,
     Missing,
-    OrderOpt,
-    QrelsOpt,
     Test,
     TieRule,
-    VersionOpt,
     WarehouseOpt,
     _guard,
     app,
     choices,
-    eval_settings,
     note,
     open_warehouse,
     warn,
 )
+from .options import evaluation_options
 
 # json: one JSON document (an array of rows, as `irw eval --format json`); jsonl: a row a line
-CompareFormat = choices("CompareFormat", "table", "json", "jsonl", "csv")
+CompareFormat = choices("CompareFormat", "table", "tsv", "csv", "json", "jsonl")
 
 
 @app.command()
+@evaluation_options()
 def compare(
     campaign: Annotated[list[str], typer.Option("--campaign", "-C", help="Campaign(s); "
                         "repeat to compare runs across campaigns on shared topics.")],
-    measure: Annotated[str, typer.Option("--measure", "-m", help="Measure to compare on.")],
+    measure: Annotated[list[str], typer.Option("--measure", "-m", help="Measure to compare "
+                       "on; repeatable (a table per measure and a runs x measures summary).")],
     test: Annotated[Test, typer.Option(help="Significance test.")] = Test.bootstrap,
     correction: Annotated[Correction | None, typer.Option(
         help="Multiple-comparison correction of the pairwise p-values (default none; "
@@ -51,61 +45,70 @@ def compare(
                     "is drawn and printed when not given).")] = None,
     alpha: Annotated[float, typer.Option(help="Significance level.")] = 0.05,
     run: Annotated[list[str] | None, typer.Option("--run", help="Only these runs.")] = None,
+    baseline: Annotated[str | None, typer.Option(
+        help="Mark in the runs x measures summary each run significantly better (+) or "
+        "worse (-) than this run.")] = None,
     plus_one: Annotated[bool, typer.Option("--plus-one", help="Resampling tests: p = "
                         "(count + 1) / (B + 1), never 0 (Phipson and Smyth, SAGMB 2010), so "
                         "that a correction can act on every pair.")] = False,
-    qrels: QrelsOpt = None,
-    gains: GainsOpt = None,
-    order: OrderOpt = None,
-    complete: CompleteOpt = None,
-    depth: DepthOpt = None,
-    judged_only: JudgedOnlyOpt = None,
-    level: LevelOpt = None,
-    trec_eval_version: VersionOpt = None,
     missing: Annotated[Missing, typer.Option(help="Topics missing in a run: error, drop or "
                            "zero.")] = Missing.error,
-    fmt: Annotated[CompareFormat, typer.Option("--format", "-f", help="table; json (one "
-                   "document, an array of rows); jsonl (a row a line); csv.")]
-    = CompareFormat.table,
-    store: Annotated[bool, typer.Option(help="Store the results in table `significance`.")]
-    = False,
+    fmt: Annotated[CompareFormat, typer.Option("--format", "-f", help="table; tsv or csv (a "
+                   "row per pair); json (one document, an array of rows); jsonl (a row a "
+                   "line).")] = CompareFormat.table,
+    store: Annotated[bool, typer.Option(help="Store the results in table `significance`, and "
+                                       "the scores evaluated for runs that had none.")] = False,
     warehouse: WarehouseOpt = None,
+    *, settings,
 ):
-    """Significance tests between every pair of runs: a run x run table of differences.
+    """Significance tests between every pair of runs: a run x run table of differences per
+    measure, and a runs x measures summary.
 
-    Scores are read under each campaign's evaluation profile (`irw campaign set`) unless the
-    evaluation options say otherwise; stderr names the option set used."""
+    Scores are the request's: stored, or evaluated for the runs that have none, under each
+    campaign's evaluation profile (`irw campaign set`) unless the evaluation options say
+    otherwise; stderr names the qrels and options used."""
     def body():
         from ..engine import comparison as cmp
-        from ..engine.checks import resampling_warnings
+        from ..engine.checks import missing_warnings, resampling_warnings
         from ..errors import IrwError
         from ..store.results import store_significance
-        from ..writers.comparison import render
+        from ..writers.comparison import render_all
         chosen = correction.value if correction and correction.value != "none" else None
         if test.value == "tukey" and chosen:
             raise IrwError(f"--test tukey already controls the family-wise error over all "
                            f"pairs; drop --correction {chosen} (or give --correction none)")
-        given = eval_settings(qrels=qrels, gains=gains, order=order, complete=complete,
-                              depth=depth, judged_only=judged_only, level=level,
-                              version=trec_eval_version)
+        measures = list(dict.fromkeys(measure))
         with open_warehouse(warehouse, create=False) as wh:
-            matrix = cmp.matrix_for(wh, campaign, measure, run, missing.value, given,
-                                    report=note)
-            with typer.progressbar(length=100, label=f"{test.value}", file=sys.stderr,
-                                   hidden=not sys.stderr.isatty()) as bar:
-                state = {"shown": 0}
-
-                def progress(done, total):
-                    now = int(100 * done / max(total, 1))
-                    bar.update(now - state["shown"])
-                    state["shown"] = now
-                result = cmp.run_tests(matrix, test=test.value,
-                                       correction=chosen,
-                                       alpha=alpha, B=resamples, seed=seed, progress=progress,
-                                       tie_rule=tie_rule.value, plus_one=plus_one)
-            for line in resampling_warnings(result, plus_one=plus_one):
-                warn(line)
-            if store:
-                store_significance(wh.con, result, ",".join(campaign), measure)
-        sys.stdout.write(render(result, matrix, fmt.value, measure=measure))
+            matrices = cmp.matrices_for(wh, campaign, measures, run, missing.value, settings,
+                                        report=note, store=store)
+            if baseline is not None and not any(baseline in m.runs for m in matrices):
+                raise IrwError(f"--baseline {baseline!r} is not one of the runs compared")
+            results, seed_of_all = [], seed
+            for matrix in matrices:
+                for line in missing_warnings(matrix):
+                    warn(line)
+                result = _tests(cmp, matrix, test.value, chosen, alpha, resamples,
+                                seed_of_all, tie_rule.value, plus_one)
+                seed_of_all = result.seed if seed_of_all is None else seed_of_all
+                for line in resampling_warnings(result, plus_one=plus_one):
+                    warn(line)
+                if store:
+                    store_significance(wh.con, result, ",".join(campaign), matrix.measure)
+                results.append((result, matrix))
+        sys.stdout.write(render_all(results, fmt.value, baseline=baseline))
     _guard(body)
+
+
+def _tests(cmp, matrix, test, correction, alpha, resamples, seed, tie_rule, plus_one):
+    """The pairwise tests of one matrix, with a progress bar on a terminal."""
+    with typer.progressbar(length=100, label=f"{test} {matrix.measure}", file=sys.stderr,
+                           hidden=not sys.stderr.isatty()) as bar:
+        state = {"shown": 0}
+
+        def progress(done, total):
+            now = int(100 * done / max(total, 1))
+            bar.update(now - state["shown"])
+            state["shown"] = now
+        return cmp.run_tests(matrix, test=test, correction=correction, alpha=alpha,
+                             B=resamples, seed=seed, progress=progress, tie_rule=tie_rule,
+                             plus_one=plus_one)

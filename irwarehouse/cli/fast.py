@@ -24,43 +24,51 @@ _SECONDS = re.compile(r"[0-9]+([.][0-9]+)?")
 @dataclass(frozen=True)
 class Spec:
     """The options of one command that the fast path knows: spelling -> parameter."""
-    flags: dict[str, str]
-    values: dict[str, str]
+    switches: dict[str, tuple[str, object]]          # flag -> (parameter, value it sets)
+    values: dict[str, str]                           # option taking a value -> parameter
     positional: str                                  # the parameter of the positional words
     many: bool                                       # the positional parameter is a list
     lists: frozenset[str] = frozenset()
     ints: frozenset[str] = frozenset()
     paths: frozenset[str] = frozenset()
-    choices: dict[str, str] = field(default_factory=dict)   # parameter -> Enum in .common/.mod
+    choices: dict = field(default_factory=dict)      # parameter -> its Enum
 
 
-COMMANDS = {
-    "eval": Spec(
-        flags={"-q": "query", "-c": "complete", "-J": "judged_only", "--store": "store",
-               "--keep-first": "keep_first"},
-        values={"-m": "measure", "--measure": "measure", "-l": "level", "-M": "depth",
-                "-f": "fmt", "--format": "fmt", "--order": "order",
-                "--trec-eval-version": "trec_eval_version", "--qrels-format": "qrels_format",
-                "-C": "campaign", "--campaign": "campaign", "--run": "run", "--qrels": "qrels",
-                "-w": "warehouse", "--warehouse": "warehouse", "--wait": "wait"},
+def _eval_spec() -> Spec:
+    """irw eval's own options, and the evaluation options from their declaration."""
+    from .common import Format, QrelsFormat
+    from .options import fast_spec
+    switches, values, ints, choices = fast_spec()
+    return Spec(
+        switches={"-q": ("query", True), "--store": ("store", True),
+                  "--keep-first": ("keep_first", True), **switches},
+        values={"-m": "measure", "--measure": "measure", "-f": "fmt", "--format": "fmt",
+                "--qrels-format": "qrels_format", "-C": "campaign", "--campaign": "campaign",
+                "--run": "run", "-w": "warehouse", "--warehouse": "warehouse",
+                "--wait": "wait", **values},
         positional="files", many=True, lists=frozenset({"measure", "run"}),
-        ints=frozenset({"level", "depth", "trec_eval_version"}),
-        paths=frozenset({"warehouse"}),
-        choices={"fmt": "Format", "order": "Order", "qrels_format": "QrelsFormat"}),
-    "sql": Spec(
-        flags={"--write": "write"},
+        ints=frozenset(ints), paths=frozenset({"warehouse"}),
+        choices={"fmt": Format, "qrels_format": QrelsFormat, **choices})
+
+
+def _sql_spec() -> Spec:
+    from .analyst import SqlFormat
+    return Spec(
+        switches={"--write": ("write", True)},
         values={"--format": "fmt", "--max-rows": "max_rows", "-o": "out", "--out": "out",
                 "-w": "warehouse", "--warehouse": "warehouse", "--wait": "wait"},
         positional="query", many=False, ints=frozenset({"max_rows"}),
-        paths=frozenset({"out", "warehouse"}), choices={"fmt": "SqlFormat"}),
-}
+        paths=frozenset({"out", "warehouse"}), choices={"fmt": SqlFormat})
+
+
+COMMANDS = {"eval": _eval_spec, "sql": _sql_spec}
 
 
 def parse_args(command: str, argv: list[str]) -> dict | None:
     """The keyword arguments of `command`'s function for `argv` (the words after the command
     name), or None when typer should parse them. Only the parameters given are returned; the
     function's defaults apply to the others, as they do under typer."""
-    spec = COMMANDS[command]
+    spec = COMMANDS[command]()
     out: dict = {}
     words: list[str] = []
     i = 0
@@ -71,8 +79,9 @@ def parse_args(command: str, argv: list[str]) -> dict | None:
             words.append(word)
             continue
         name, eq, value = word.partition("=")
-        if name in spec.flags and not eq:
-            out[spec.flags[name]] = True
+        if name in spec.switches and not eq:
+            param, value = spec.switches[name]
+            out[param] = value
             continue
         if name not in spec.values or (eq and not name.startswith("--")):
             return None
@@ -106,19 +115,11 @@ def _convert(command: str, spec: Spec, param: str, value: str):
     if param == "wait":                              # seconds >= 0 (typer judges the rest)
         return float(value) if _SECONDS.fullmatch(value) else None
     if param in spec.choices:
-        choices = _module(command).__dict__[spec.choices[param]]
+        choices = spec.choices[param]
         return choices(value) if value in {c.value for c in choices} else None
     if param in spec.paths:
         return Path(value)
     return value
-
-
-def _module(command: str):
-    if command == "eval":
-        from . import common
-        return common
-    from . import analyst
-    return analyst
 
 
 def _function(command: str):

@@ -19,15 +19,13 @@ from .common import (
     Test,
     TieRule,
     WarehouseOpt,
-    EVAL_GIVEN,
-    QrelsOpt,
     _guard,
     choices,
     meta_app,
     note,
     open_warehouse,
-    with_eval_options,
 )
+from .options import evaluation_options
 
 Variant = choices("Variant", "bootstrap", "halves")
 
@@ -38,7 +36,6 @@ Stat = choices("Stat", "kendall", "tau_ap", "spearman")
 Measures = Annotated[list[str], typer.Option("--measure", "-m", help="Metric (repeatable), e.g. "
                                              "-m AP -m P@10 -m nDCG@10.")]
 Runs = Annotated[list[str] | None, typer.Option("--run", help="Only these runs (repeatable).")]
-Qrels = QrelsOpt
 Seed = Annotated[int | None, typer.Option("--seed", help="Random seed (default: fresh, "
                                              "printed so the result can be replayed).")]
 Resamples = Annotated[int | None, typer.Option("-B", help="Resamples (default: bootstrap "
@@ -68,22 +65,38 @@ def _check_plot(plot: Path | None) -> None:
         check_path(plot)
 
 
-def _load(warehouse, campaign, measures, runs, qrels, missing):
-    """The per-topic score matrix of the measures, read from the warehouse (opened and closed)
-    under the option set of the command's evaluation options over the campaign's profile."""
-    from dataclasses import replace
-
-    from ..engine.settings import EvalSettings
+def _load(warehouse, campaign, measures, runs, settings, missing):
+    """The per-topic score matrices of the measures (the one request's scores: stored, or
+    evaluated under the command's evaluation options over the campaign's profile), read from
+    the warehouse (opened and closed)."""
     from ..meta.load import load_metrics
-    given = replace(EVAL_GIVEN.get("settings") or EvalSettings(), qrels=qrels)
     with _open(warehouse) as wh:
         return load_metrics(wh, campaign, measures, runs=runs, missing=missing.value,
-                            given=given, report=note)
+                            given=settings, report=note)
+
+
+def _gold_written_as_g(gold, settings):
+    """`-g MEASURE`, the gold standard's earlier short flag: -g is --gains on every command now,
+    so a -g value that is a measure name rather than gains is taken as --gold, with a note."""
+    from dataclasses import replace
+
+    from ..errors import IrwError
+    from ..measures import parse_gains, parse_measures
+    if settings.gains is None:
+        return list(gold or []), settings
+    try:
+        parse_gains(settings.gains, monotone=False)
+        return list(gold or []), settings
+    except IrwError:
+        parse_measures([settings.gains])        # neither gains nor a measure: the name's error
+    note(f"-g {settings.gains} read as --gold {settings.gains} (the earlier form); -g is "
+         "--gains on every command: write --gold MEASURE")
+    return [*(gold or []), settings.gains], replace(settings, gains=None)
 
 
 @meta_app.command()
-@with_eval_options
-def discpower(campaign: Campaign, measure: Measures, run: Runs = None, qrels: Qrels = None,
+@evaluation_options()
+def discpower(campaign: Campaign, measure: Measures, run: Runs = None,
               test: Annotated[Test, typer.Option("--test", help="Significance test.")]
               = Test.bootstrap,
               seed: Seed = None, B: Resamples = None, alpha: Alpha = 0.05,
@@ -91,12 +104,12 @@ def discpower(campaign: Campaign, measure: Measures, run: Runs = None, qrels: Qr
               pairs: Annotated[bool, typer.Option("--pairs", help="One row per run pair (the "
                                                   "ASL curves' data).")] = False,
               fmt: TableFormatOpt = TableFormat.table, plot: Plot = None,
-              missing: MissingOpt = Missing.error, warehouse: WarehouseOpt = None):
+              missing: MissingOpt = Missing.error, warehouse: WarehouseOpt = None, *, settings):
     """Discriminative power: share of run pairs with ASL < alpha, delta for significance."""
     def body():
         from ..meta import discpower as dp
         _check_plot(plot)
-        metrics = _load(warehouse, campaign, measure, run, qrels, missing)
+        metrics = _load(warehouse, campaign, measure, run, settings, missing)
         rows = dp.discpower_table(metrics, test=test.value, alpha=alpha, B=B, rng=_seeded(seed),
                                   tie_rule=tie_rule.value)
         if plot:
@@ -109,15 +122,15 @@ def discpower(campaign: Campaign, measure: Measures, run: Runs = None, qrels: Qr
 
 
 @meta_app.command()
-@with_eval_options
-def sensitivity(campaign: Campaign, measure: Measures, run: Runs = None, qrels: Qrels = None,
+@evaluation_options()
+def sensitivity(campaign: Campaign, measure: Measures, run: Runs = None,
                 seed: Seed = None, B: Resamples = None, alpha: Alpha = 0.05,
                 fmt: TableFormatOpt = TableFormat.table, missing: MissingOpt = Missing.error,
-                warehouse: WarehouseOpt = None):
+                warehouse: WarehouseOpt = None, *, settings):
     """Bootstrap sensitivity (Sakai, IPSJ TOD 2007, Table 4): significant pairs and estimated difference."""
     def body():
         from ..meta.sensitivity import bootstrap_sensitivity
-        metrics = _load(warehouse, campaign, measure, run, qrels, missing)
+        metrics = _load(warehouse, campaign, measure, run, settings, missing)
         rows = bootstrap_sensitivity(metrics, alpha=alpha, B=B or 1000, rng=_seeded(seed))
         records = [{**r.record(), "sensitivity": r.cell()} for r in rows]
         columns = ["measure", "sensitivity", "estimated_difference", "raw_difference", "B",
@@ -127,8 +140,8 @@ def sensitivity(campaign: Campaign, measure: Measures, run: Runs = None, qrels: 
 
 
 @meta_app.command()
-@with_eval_options
-def swap(campaign: Campaign, measure: Measures, run: Runs = None, qrels: Qrels = None,
+@evaluation_options()
+def swap(campaign: Campaign, measure: Measures, run: Runs = None,
          variant: Annotated[Variant, typer.Option("--variant", help="bootstrap: two topic sets "
                             "drawn with replacement; halves: disjoint halves.")]
          = Variant.bootstrap,
@@ -136,12 +149,12 @@ def swap(campaign: Campaign, measure: Measures, run: Runs = None, qrels: Qrels =
          max_swap_rate: Annotated[float, typer.Option("--max-swap-rate")] = 0.05,
          bins: Annotated[bool, typer.Option("--bins", help="Swap rate of every bin.")] = False,
          fmt: TableFormatOpt = TableFormat.table, plot: Plot = None,
-         missing: MissingOpt = Missing.error, warehouse: WarehouseOpt = None):
+         missing: MissingOpt = Missing.error, warehouse: WarehouseOpt = None, *, settings):
     """Swap method (Sakai, IPSJ TOD 2007, Table 3): delta with swap rate <= 5% and who meets it."""
     def body():
         from ..meta import swap as sw
         _check_plot(plot)
-        metrics = _load(warehouse, campaign, measure, run, qrels, missing)
+        metrics = _load(warehouse, campaign, measure, run, settings, missing)
         rows = sw.swap_table(metrics, variant=variant.value, B=B or 1000, rng=_seeded(seed),
                              max_swap_rate=max_swap_rate)
         if plot:
@@ -154,8 +167,8 @@ def swap(campaign: Campaign, measure: Measures, run: Runs = None, qrels: Qrels =
 
 
 @meta_app.command()
-@with_eval_options
-def rankcorr(campaign: Campaign, measure: Measures, run: Runs = None, qrels: Qrels = None,
+@evaluation_options()
+def rankcorr(campaign: Campaign, measure: Measures, run: Runs = None,
              stat: Annotated[list[Stat] | None, typer.Option(
                  "--stat", help="kendall, tau_ap (symmetric), spearman (repeatable; default "
                  "kendall and tau_ap).")] = None,
@@ -166,12 +179,12 @@ def rankcorr(campaign: Campaign, measure: Measures, run: Runs = None, qrels: Qre
              seed: Seed = None, B: Resamples = None, alpha: Alpha = 0.05,
              tie_rule: TieRuleOpt = TieRule.ge,
              fmt: TableFormatOpt = TableFormat.table, missing: MissingOpt = Missing.error,
-             warehouse: WarehouseOpt = None):
+             warehouse: WarehouseOpt = None, *, settings):
     """Correlation of the run rankings of every pair of metrics (Sakai, IPSJ JIP 2013, Table 5)."""
     def body():
         from ..meta import discpower as dp
         from ..meta import rankcorr as rc
-        metrics = _load(warehouse, campaign, measure, run, qrels, missing)
+        metrics = _load(warehouse, campaign, measure, run, settings, missing)
         if agreement:
             rows = dp.discpower_table(metrics, test=test.value, alpha=alpha, B=B,
                                       rng=_seeded(seed), tie_rule=tie_rule.value)
@@ -191,22 +204,25 @@ def rankcorr(campaign: Campaign, measure: Measures, run: Runs = None, qrels: Qre
 
 
 @meta_app.command()
-@with_eval_options
+@evaluation_options()
 def concordance(campaign: Campaign, measure: Measures,
-                gold: Annotated[list[str], typer.Option("--gold", "-g", help="Gold-standard "
-                                "metric (repeatable: all must agree).")],
-                run: Runs = None, qrels: Qrels = None, fmt: TableFormatOpt = TableFormat.table,
-                missing: MissingOpt = Missing.error, warehouse: WarehouseOpt = None):
+                gold: Annotated[list[str] | None, typer.Option("--gold", help="Gold-standard "
+                                "metric (repeatable: all must agree).")] = None,
+                run: Runs = None, fmt: TableFormatOpt = TableFormat.table,
+                missing: MissingOpt = Missing.error, warehouse: WarehouseOpt = None, *, settings):
     """Concordance test of every pair of -m metrics against the gold standard(s)
     (Sakai, IPSJ JIP 2013, Table 6): disagreements, concordance rates, two-sided sign test."""
     def body():
         from ..errors import IrwError
         from ..meta.concordance import concordance_table
+        gold_, request = _gold_written_as_g(gold, settings)
         if len(measure) < 2:
             raise IrwError("the concordance test needs at least two metrics (-m)")
-        metrics = _load(warehouse, campaign, list(dict.fromkeys([*measure, *gold])), run, qrels,
-                        missing)
-        rows = concordance_table(metrics, list(measure), list(gold))
+        if not gold_:
+            raise IrwError("give the gold-standard metric with --gold MEASURE")
+        metrics = _load(warehouse, campaign, list(dict.fromkeys([*measure, *gold_])), run,
+                        request, missing)
+        rows = concordance_table(metrics, list(measure), gold_)
         _emit([{**r.record(), "cell": r.cell()} for r in rows], fmt)
     _guard(body)
 
@@ -353,11 +369,11 @@ def _loo_or_undo(wh, pool_id, built, qrels_id, measures, keep):
 
 
 @meta_app.command()
-@with_eval_options
+@evaluation_options()
 def report(campaign: Campaign, measure: Measures,
            out: Annotated[Path, typer.Option("--out", help="Folder for report.md, report.json, "
                                              "pairs.csv and the plots.")],
-           run: Runs = None, qrels: Qrels = None,
+           run: Runs = None,
            seed: Annotated[int, typer.Option("--seed")] = 1,
            B_bootstrap: Annotated[int, typer.Option("--B-bootstrap")] = 1000,
            B_tukey: Annotated[int, typer.Option("--B-tukey")] = 5000,
@@ -367,24 +383,26 @@ def report(campaign: Campaign, measure: Measures,
                                 "leave-one-team-out on the pool of this depth.")] = None,
            team_pattern: Annotated[str | None, typer.Option("--team-pattern")] = None,
            gold: Annotated[list[str] | None, typer.Option(
-               "--gold", "-g", help="Add the concordance test of the other metrics against "
+               "--gold", help="Add the concordance test of the other metrics against "
                "this gold-standard metric (repeatable: all must agree).")] = None,
-           missing: MissingOpt = Missing.error, warehouse: WarehouseOpt = None):
+           missing: MissingOpt = Missing.error, warehouse: WarehouseOpt = None, *, settings):
     """A reproducible report: discriminative power (both tests), sensitivity, swap rates,
     Kendall tau / tau_ap, significance agreement, optionally LOO; Markdown, JSON, plots."""
     def body():
         from ..errors import IrwError
         from ..report.meta import ReportSettings, meta_report
+        gold_, request = _gold_written_as_g(gold, settings)
         if team_pattern and not loo_depth:
             raise IrwError("--team-pattern applies to the LOO pool: give --loo-depth too")
-        settings = ReportSettings(seed=seed, alpha=alpha, B_bootstrap=B_bootstrap,
-                                  B_tukey=B_tukey, B_swap=B_swap, tie_rule=tie_rule.value)
-        metrics = _load(warehouse, campaign, list(dict.fromkeys([*measure, *(gold or [])])), run,
-                        qrels, missing)
+        report_settings = ReportSettings(seed=seed, alpha=alpha, B_bootstrap=B_bootstrap,
+                                         B_tukey=B_tukey, B_swap=B_swap,
+                                         tie_rule=tie_rule.value)
+        metrics = _load(warehouse, campaign, list(dict.fromkeys([*measure, *gold_])), run,
+                        request, missing)
         loo_part, built_pool = None, None
         if loo_depth:
             with _open(warehouse) as wh:
-                qid = wh.qrels_id(campaign, qrels)
+                qid = wh.qrels_id(campaign, request.qrels)
                 pid, built = _pool_for(wh, campaign, None, loo_depth, team_pattern, qid)
                 result = _loo_or_undo(wh, pid, built, qid, measure, False)
             built_pool = pid if built else None
@@ -392,8 +410,8 @@ def report(campaign: Campaign, measure: Measures,
         command = "irw meta report " + " ".join(shlex.quote(a) for a in sys.argv[3:]) \
             if len(sys.argv) > 3 and sys.argv[1:3] == ["meta", "report"] else None
         try:
-            meta_report(metrics, out, campaign=campaign, settings=settings, loo=loo_part,
-                         gold=gold, command=command)
+            meta_report(metrics, out, campaign=campaign, settings=report_settings,
+                        loo=loo_part, gold=gold_ or None, command=command)
         except BaseException:
             if built_pool is not None:              # a failed command leaves nothing behind
                 _drop_pool(warehouse, built_pool)

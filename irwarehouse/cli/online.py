@@ -306,12 +306,11 @@ def meta_predictive_power(
     """Predictive power: the share of side-by-side preferences whose direction a metric's
     per-topic difference reproduces (people's ties left out; metric ties count as misses)."""
     def body():
-        from ..meta.load import canonical_name, stored_as_named
         from ..online.preferences import predictive_power
+        from ..request.evaluation import score_name
         with _open(warehouse, create=False) as wh:
             # ROUGE and nugget scores are stored under names the grammar does not read
-            names = [m if stored_as_named(wh.con, campaign, m) else canonical_name(m)
-                     for m in measure] if measure else None
+            names = [score_name(wh.con, campaign, m)[0] for m in measure] if measure else None
             rows = predictive_power(wh.con, campaign, names, qrels=qrels)
         _emit([r.record() for r in rows], fmt)
     _guard(body)

@@ -35,9 +35,10 @@ def evaluation_warnings(result, *, empty_is_error: bool = True) -> list[str]:
     return lines
 
 
-def check_evaluation(con, result, *, empty_is_error: bool = True) -> None:
-    """evaluation_warnings, printed on stderr (`con`: unused, kept for checks that query)."""
-    _print(evaluation_warnings(result, empty_is_error=empty_is_error))
+def check_evaluation(result, *, empty_is_error: bool = True) -> None:
+    """evaluation_warnings and those of the session, click and text measures evaluated beside
+    (result.warnings), printed on stderr."""
+    _print(evaluation_warnings(result, empty_is_error=empty_is_error) + list(result.warnings))
 
 
 def matrix_campaigns(campaigns: list[str], matrix) -> None:
@@ -55,6 +56,30 @@ def matrix_campaigns(campaigns: list[str], matrix) -> None:
     if not matrix.topics:
         raise IrwError(f"campaigns {', '.join(campaigns)} share no topic with a "
                        f"{matrix.measure} score for every run: nothing to compare")
+
+
+def missing_warnings(matrix) -> list[str]:
+    """A comparison whose matrix left topics out (--missing drop) or scored absent topics 0
+    (--missing zero): its means are not the runs' evaluated means, and across campaigns
+    whose topics do not overlap, zeros make every pair 'significant'."""
+    lines = []
+    if matrix.dropped:
+        lines.append(f"{matrix.measure}: compared on the {len(matrix.topics)} topics every run "
+                     f"has; {len(matrix.dropped)} topic(s) left out (--missing drop), so the "
+                     "means differ from irw eval's")
+    cells = len(matrix.topics) * len(matrix.runs)
+    if matrix.zero_filled:
+        lines.append(f"{matrix.measure}: {matrix.zero_filled} of {cells} per-topic values are "
+                     "0 because a run lacks the topic (--missing zero)")
+        campaigns = {}
+        for j, run in enumerate(matrix.runs):
+            if "/" in run:
+                campaigns.setdefault(run.split("/", 1)[0], []).append(j)
+        if len(campaigns) > 1 and matrix.zero_filled * 2 >= cells:
+            lines.append("the campaigns share few or no topics: with --missing zero the "
+                         "comparison measures their topic sets, not their systems; compare "
+                         "each campaign alone, or on shared topics (--missing drop)")
+    return lines
 
 
 def resampling_warnings(comparison, *, plus_one: bool) -> list[str]:

@@ -1,63 +1,75 @@
-"""`irw compare`'s engine: the score matrix of a measure (stored, or evaluated and stored when
-missing) and every pair of runs under one significance test (irwarehouse.stats)."""
+"""`irw compare`'s engine: the score matrices of the measures (the one request's scores: stored,
+or evaluated with the request's options) and every pair of runs under one significance test
+(irwarehouse.stats)."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
 from ..errors import IrwError
-from .matrix import NoStoredScores, ScoreMatrix, has_scores, score_matrix
+from .matrix import ScoreMatrix, matrix_from_rows
+
+
+def matrices_for(wh, campaigns: list[str], measures: list[str], runs: list[str] | None,
+                 missing: str, given=None, report=None, *, store: bool = False
+                 ) -> list[ScoreMatrix]:
+    """One topics x runs matrix per measure (any spelling), over the campaigns' runs ("C/run"
+    when there are several campaigns, compared on the topics they share). Each campaign's
+    scores are the request's (request.evaluation.scores: the given settings over its profile;
+    stored, or evaluated and, with `store`, stored). `report(text)` is told which qrels and
+    options each campaign's scores are of, and which were evaluated now."""
+    from ..request.evaluation import scope, scores
+    from .checks import matrix_campaigns
+    if not measures:
+        raise IrwError("give at least one measure (-m)")
+    several = len(campaigns) > 1
+    per_campaign = []
+    for campaign in campaigns:
+        where = scope(wh.con, campaign, given, measures=measures)
+        wanted = _runs_of(wh.con, campaign, runs) if several else runs
+        found = scores(wh.con, where, measures, runs=wanted, store=store)
+        evaluated = [m.label for m in found if m.source.startswith("evaluated")]
+        if report is not None and (where.worth_naming or several):
+            report(f"scores of {where.describe()}")
+        if report is not None and evaluated:
+            report(f"{campaign}: {', '.join(evaluated)} evaluated now"
+                   + (" and stored" if store else " (not stored; --store keeps them)"))
+        per_campaign.append((where, found))
+    out = []
+    for i, label in enumerate(measures):
+        rows = [(f"{where.campaign}/{run}" if several else run, topic, value)
+                for where, found in per_campaign for run, topic, value in found[i].rows]
+        if not rows:
+            raise IrwError(f"no {label} scores for the runs of {', '.join(campaigns)}")
+        matrix = matrix_from_rows(rows, label, missing, per_campaign[0][1][i].summary)
+        matrix_campaigns(campaigns, matrix)
+        out.append(replace(matrix, qrels=_named([(w.campaign, w.qrels) for w, _ in per_campaign]),
+                           options=_named([(w.campaign, w.options.describe())
+                                           for w, _ in per_campaign])))
+    return out
 
 
 def matrix_for(wh, campaigns: list[str], measure: str, runs: list[str] | None, missing: str,
-               given=None, report=None) -> ScoreMatrix:
-    """The stored scores of `measure` (any spelling of it), each campaign's read under its
-    option set (engine.settings.option_set: the given settings over the campaign's profile,
-    else the one stored set); a campaign without them is evaluated and stored first.
-    `report(text)` is told which set each campaign's scores come from."""
-    from .checks import matrix_campaigns
-    from .settings import option_set
-    unknown = _grammar_error(measure)
-    if unknown is not None:
-        # online (sessions, clicks) and text (ROUGE, nuggets) scores are stored under their own
-        # option strings by their own commands and never evaluated here: read them as stored;
-        # a name stored nowhere gets the grammar's error (with its did-you-mean)
-        try:
-            matrix = score_matrix(wh.con, campaigns=campaigns, measure=measure, runs=runs,
-                                  qrels=given.qrels if given else None, missing=missing)
-        except NoStoredScores:
-            raise unknown from None
-        matrix_campaigns(campaigns, matrix)
-        return matrix
-    chosen = [option_set(wh.con, c, [measure], given) for c in campaigns]
-    for s in chosen:
-        if not has_scores(wh.con, s.campaign, measure, s.qrels, s.options.describe()):
-            wh.evaluate([measure], campaign=s.campaign, qrels=s.qrels, store=True,
-                        options=s.options, ntcir=s.ntcir())
-            s = type(s)(s.campaign, s.qrels, s.options, s.source + "; evaluated and stored now")
-        if report is not None and s.worth_naming:
-            report(f"{measure} scores of {s.describe()}")
-    matrix = score_matrix(wh.con, campaigns=campaigns, measure=measure, runs=runs,
-                          qrels={s.campaign: s.qrels for s in chosen},
-                          options={s.campaign: s.options.describe() for s in chosen},
-                          missing=missing)
-    matrix_campaigns(campaigns, matrix)
-
-    def named(values):
-        return values[0][1] if len(values) == 1 else "; ".join(f"{c}: {v}" for c, v in values)
-    return replace(matrix, qrels=named([(s.campaign, s.qrels or "") for s in chosen]),
-                   options=named([(s.campaign, s.options.describe()) for s in chosen]))
+               given=None, report=None, *, store: bool = False) -> ScoreMatrix:
+    """matrices_for of one measure."""
+    return matrices_for(wh, campaigns, [measure], runs, missing, given, report, store=store)[0]
 
 
-def _grammar_error(measure: str) -> IrwError | None:
-    """None when `measure` is a name of the ranked-list grammar (measures.parse_measures),
-    whose scores have evaluation option sets; else the grammar's error."""
-    from ..measures import parse_measures
-    try:
-        parse_measures([measure])
-    except IrwError as exc:
-        return exc
-    return None
+def _runs_of(con, campaign: str, runs: list[str] | None) -> list[str] | None:
+    """The named runs that the campaign has (a cross-campaign comparison names runs of any)."""
+    if not runs:
+        return None
+    have = {r for (r,) in con.execute("SELECT r.name FROM run r JOIN campaign c "
+                                      "USING (campaign_id) WHERE c.name = ?",
+                                      [campaign]).fetchall()}
+    chosen = [r for r in runs if r in have]
+    if not chosen:
+        raise IrwError(f"campaign {campaign} has none of the runs named ({', '.join(runs)})")
+    return chosen
+
+
+def _named(values: list[tuple[str, str]]) -> str:
+    return values[0][1] if len(values) == 1 else "; ".join(f"{c}: {v}" for c, v in values)
 
 
 def run_tests(matrix: ScoreMatrix, *, test: str, correction: str | None, alpha: float,

@@ -10,14 +10,13 @@ import duckdb
 
 from ..errors import MeasureError
 from ..measures import MeasureRequest
+from ..request.options import EvalOptions
 from ..sqlfiles import builder, context_relations, context_section, relations_read
 from ..store.connection import install_macros
 from . import diversity
 
 if TYPE_CHECKING:
     import pyarrow as pa
-
-ORDERS = ("score", "rank", "file")
 
 # Below this many judged documents per topic on average, rank judged documents by counting (no
 # full sort of the run); above it, one window sort is cheaper. Measured on the 7M-line bench run
@@ -30,34 +29,6 @@ MACROS_PER_STATEMENT = 4
 # judged document of the runs evaluated together). Measured on bench/bench_campaign.py's runs
 # (50 topics x 1,000 documents, ~500 judged per list): no slower per run than one context.
 RUNS_PER_CONTEXT = 100
-
-
-@dataclass(frozen=True)
-class EvalOptions:
-    """trec_eval's evaluation options, plus the ranking order and the trec_eval version."""
-    threshold: int = 1                 # -l: a level >= threshold is relevant
-    judged_only: bool = False          # -J: drop unjudged documents first (condensed list)
-    depth: int | None = None           # -M: evaluate only the top `depth` documents
-    complete: bool = False             # -c: average over every judged topic
-    order: str = "score"               # score (trec_eval) | rank (rank column) | file (NTCIREVAL)
-    version: int = 9                   # trec_eval semantics: 9 (9.0.8, pytrec_eval) or 10
-    # NTCIREVAL diversity gains (DIN-splitqrels' L1G..L9G): (level, gain) pairs; a level not
-    # listed has gain = level
-    gains: tuple = ()
-
-    def __post_init__(self):
-        if self.order not in ORDERS:
-            raise MeasureError(f"unknown order {self.order!r}; use one of {', '.join(ORDERS)}")
-        if self.version not in (9, 10):
-            raise MeasureError("trec_eval version must be 9 or 10")
-        if self.depth is not None and self.depth < 0:
-            raise MeasureError("depth (-M) must be >= 0")
-
-    def describe(self) -> str:
-        gains = ",".join(f"{lv}:{g:g}" for lv, g in self.gains)
-        return (f"l={self.threshold};J={int(self.judged_only)};M={self.depth or ''};"
-                f"c={int(self.complete)};order={self.order};v={self.version}"
-                + (f";g={gains}" if gains else ""))
 
 
 # Arrow types of the DuckDB column types in evaluation results
@@ -128,6 +99,13 @@ class EvalResult:
     # have subtopics (intents) at all
     coverage: list[tuple[int, str, int]] = field(default_factory=list)
     qrels_has_intents: bool = True
+    # the campaign, qrels and options a stored campaign was evaluated with (request.Scope);
+    # None for files
+    scope: object = None
+    # session, click and text measures evaluated beside the ranked ones (request.domains):
+    # their names, in the order asked; and warnings of their evaluation
+    extra_measures: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
     def with_arrow(self) -> EvalResult:
         """per_topic and summary as pyarrow Tables (the Python API's promise)."""
@@ -141,11 +119,8 @@ class EvalResult:
 def _option_values(opts: EvalOptions, con: duckdb.DuckDBPyConnection | None = None) -> dict:
     """The context builders' parameters (sql/context.sql) for these options, as bound values
     (`con`: see _bind)."""
-    return {
-        "relevance_level": opts.threshold, "judged_only": opts.judged_only,
-        "max_docs": opts.depth, "sort_order": opts.order, "trec_eval_version": opts.version,
-        "complete": opts.complete, "gains": _bind(dict(opts.gains), con),
-    }
+    values = opts.sql_values()
+    return {**values, "gains": _bind(values["gains"], con)}
 
 
 def _materialise(con: duckdb.DuckDBPyConnection, relation: str, macro: str, args: list,
@@ -370,59 +345,3 @@ def evaluate(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: int,
         if has_diversity else True
     return EvalResult(per_topic, summary, list(requests), opts, gcompute=gcompute_rows,
                       run_topics=run_topics, coverage=coverage, qrels_has_intents=intents)
-
-
-def macro_call(req: MeasureRequest, opts: EvalOptions) -> tuple[str, dict]:
-    """The SELECT that computes one measure through its metric macro (irw_<name>, the macro
-    an analyst calls; irwarehouse.store.macros), with every parameter bound: (sql, parameters)."""
-    from ..store.macros import callable_params
-    names = [n for n, _, _ in callable_params(req.mdef)]
-    # a measure's own parameters win over the options of the same name (NTCIREVAL's `gains`)
-    values = {"campaign": None, **_option_values(req.eval_options(opts)),
-              **dict(zip([p.name for p in req.mdef.params], (_bind(a) for a in req.args)))}
-    args = ", ".join(f"{n} := ${n}" for n in names if n in values and n not in ("qrels", "run"))
-    text = ", text" if req.mdef.kind == "text" else ", CAST(NULL AS VARCHAR) AS text"
-    sql = (f"SELECT run, topic, value{text} FROM {req.mdef.macro}($campaign, qrels := $qrels, "
-           f"run := $run{', ' + args if args else ''})")
-    return sql, {k: v for k, v in values.items() if k in names or k == "campaign"}
-
-
-def evaluate_macros(con: duckdb.DuckDBPyConnection, campaign: str, requests: list[MeasureRequest],
-                    opts: EvalOptions = EvalOptions(), *, qrels: str | None = None,
-                    run: str | None = None) -> EvalResult:
-    """Evaluate through the metric macros of a warehouse (one SELECT per measure, as an analyst
-    or another engine would), into the EvalResult every writer prints: the same values as
-    evaluate(), which shares their SQL. The run values come from irw_summarise."""
-    rows, summary = [], []
-    complete_judged = None
-    if opts.complete:
-        complete_judged = con.execute("""
-            SELECT count(*) FROM (SELECT topic, doc FROM judgment
-                                  WHERE qrels_id = (SELECT qrels_id FROM ev_make_scope(?, ?))
-                                  GROUP BY topic, doc HAVING max(rel) > 0)""",
-                                      [campaign, qrels]).fetchone()[0]
-    ids = dict(con.execute("SELECT name, run_id FROM run WHERE campaign_id = "
-                           "(SELECT campaign_id FROM campaign WHERE name = ?)",
-                           [campaign]).fetchall())
-    for req in requests:
-        sql, values = macro_call(req, opts)
-        values.update(campaign=campaign, qrels=qrels, run=run)
-        topic_rows = con.execute(f"{sql} ORDER BY run, topic", values).fetchall()
-        rows += [(ids[r], r, t, req.name, v, x, True) for r, t, v, x in topic_rows]
-        if req.mdef.summary != "none" and topic_rows:
-            runs, topics, values_ = zip(*[r[:3] for r in topic_rows])
-            by_run = con.execute("""
-                SELECT run, irw_summarise(?, list(value ORDER BY topic), ?)
-                FROM (SELECT unnest(?) AS run, unnest(?) AS topic, unnest(?) AS value)
-                GROUP BY run""", [req.mdef.summary, complete_judged, list(runs), list(topics),
-                                  list(values_)]).fetchall()
-            summary += [(ids[r], r, req.name, v) for r, v in by_run]
-    order = {r.name: i for i, r in enumerate(requests)}
-    rows.sort(key=lambda r: (r[0], r[2], order[r[3]]))
-    summary.sort(key=lambda s: (s[0], order[s[2]]))
-    per_topic = Rows(names=["run_id", "run", "topic", "measure", "value", "text", "in_run"],
-                     types=["INTEGER", "VARCHAR", "VARCHAR", "VARCHAR", "DOUBLE", "VARCHAR",
-                            "BOOLEAN"], rows=rows)
-    run_values = Rows(names=["run_id", "run", "measure", "value"],
-                      types=["INTEGER", "VARCHAR", "VARCHAR", "DOUBLE"], rows=summary)
-    return EvalResult(per_topic, run_values, list(requests), opts).with_arrow()

@@ -23,6 +23,10 @@ class ScoreMatrix:
     # "campaign: ..." per campaign when there are several; None when not recorded
     qrels: str | None = None
     options: str | None = None
+    # topics left out (--missing drop) and cells scored 0 (--missing zero) because a run lacks
+    # them: a comparison says so, its means then differ from irw eval's
+    dropped: tuple[str, ...] = ()
+    zero_filled: int = 0
 
     def column(self, run: str) -> np.ndarray:
         return self.values[:, self.runs.index(run)]
@@ -72,62 +76,38 @@ def matrix_from_rows(rows, measure: str, missing: str = "error",
         gap = next((r, t) for t in topics for r in runs if (r, t) not in cells)
         raise WarehouseError(f"run {gap[0]!r} has no {measure} score for topic {gap[1]!r} "
                              "(use --missing drop or --missing zero)")
+    dropped = tuple(t for t in topics if t not in set(complete)) if missing == "drop" else ()
     if missing == "drop":
         topics = complete
     values = np.array([[cells.get((r, t), 0.0) for r in runs] for t in topics], dtype=float)
-    return ScoreMatrix(values, topics, runs, measure, summary)
-
-
-def _meaning(name: str):
-    """What a measure name computes: (family, parameters, condensed list, its own options), or
-    None for a name the grammar does not know (online and text measures are stored by their
-    own names)."""
-    from ..errors import MeasureError
-    from ..measures import parse_measures
-    try:
-        requests = parse_measures([name])
-    except MeasureError:
-        return None
-    if len(requests) != 1:
-        return None
-    req = requests[0]
-    return req.mdef.name, req.args, req.condensed, req.overrides
-
-
-def stored_spellings(con, campaigns: list[str], measure: str) -> list[str]:
-    """The names under which scores of `measure` may be stored for the campaigns: every
-    spelling the grammar reads as the same measure (P.10, P_10 and P@10 are one measure), the
-    name as given first."""
-    meaning = _meaning(measure)
-    if meaning is None:
-        return [measure]
-    rows = con.execute("SELECT DISTINCT measure FROM topic_score "
-                       "WHERE list_contains(?, campaign) AND family = ? ORDER BY measure",
-                       [campaigns, meaning[0]]).fetchall()
-    same = [m for (m,) in rows if m != measure and _meaning(m) == meaning]
-    return [measure, *same]
+    filled = sum((r, t) not in cells for t in topics for r in runs) if missing == "zero" else 0
+    return ScoreMatrix(values, topics, runs, measure, summary, dropped=dropped,
+                       zero_filled=filled)
 
 
 def score_matrix(con, *, campaigns: list[str], measure: str, runs: list[str] | None = None,
                  qrels: str | dict | None = None, options: str | dict | None = None,
                  missing: str = "error") -> ScoreMatrix:
-    """The stored per-topic values of `measure` (any spelling of it) for the runs of
-    `campaigns` (all runs, or those named in `runs`), one column per run; `qrels` chooses among
-    several stored qrels of a campaign, `options` among several option sets (score.options);
-    either may be one value for every campaign or a dict campaign -> value. Topics a run lacks:
-    matrix_from_rows's `missing`."""
-    names = stored_spellings(con, campaigns, measure)
+    """The stored per-topic values of `measure` (any spelling of it: scores are stored under
+    its canonical name) for the runs of `campaigns` (all runs, or those named in `runs`), one
+    column per run; `qrels` chooses among several stored qrels of a campaign, `options` among
+    several option sets (score.options, as EvalOptions.describe() writes them); either may be
+    one value for every campaign or a dict campaign -> value. Topics a run lacks:
+    matrix_from_rows's `missing`. Stored scores only: irwarehouse.request.evaluation.scores
+    also evaluates what is not stored."""
+    from ..request.evaluation import score_name
     rows = []
     for campaign in campaigns:
+        name = score_name(con, campaign, measure)[0]
         rows += con.execute("""
             SELECT campaign, run, topic, value, options, family, qrels
             FROM topic_score
-            WHERE campaign = $campaign AND list_contains($names, measure)
+            WHERE campaign = $campaign AND measure = $name
               AND ($runs IS NULL OR list_contains($runs, run))
               AND ($qrels IS NULL OR qrels = $qrels)
               AND ($options IS NULL OR options = $options)
-            ORDER BY campaign, run, topic, list_position($names, measure)""",
-                            {"campaign": campaign, "names": names, "runs": runs,
+            ORDER BY campaign, run, topic""",
+                            {"campaign": campaign, "name": name, "runs": runs,
                              "qrels": _of(qrels, campaign), "options": _of(options, campaign)}
                             ).fetchall()
     if not rows:
@@ -144,9 +124,8 @@ def score_matrix(con, *, campaigns: list[str], measure: str, runs: list[str] | N
                                  f"option sets ({'; '.join(sets)}); choose one with the "
                                  "evaluation options (-g, --order, -c, -M, -J, -l)")
     several = len(campaigns) > 1
-    cells: dict[tuple[str, str], float] = {}
-    for campaign, run, topic, value, *_ in rows:      # the preferred spelling comes first
-        cells.setdefault((f"{campaign}/{run}" if several else run, topic), value)
+    cells = {(f"{campaign}/{run}" if several else run, topic): value
+             for campaign, run, topic, value, *_ in rows}
     if runs and not several:
         absent = [r for r in runs if r not in {run for run, _ in cells}]
         if absent:
@@ -159,18 +138,8 @@ def _of(value, campaign: str):
     return value.get(campaign) if isinstance(value, dict) else value
 
 
-def has_scores(con, campaign: str, measure: str, qrels: str | None, options: str) -> bool:
-    """Whether the campaign has stored scores of `measure` (any spelling) under these qrels
-    (None: any) and option set."""
-    names = stored_spellings(con, [campaign], measure)
-    return con.execute("""
-        SELECT count(*) > 0 FROM topic_score
-        WHERE campaign = ? AND list_contains(?, measure) AND (? IS NULL OR qrels = ?)
-          AND options = ?""", [campaign, names, qrels, qrels, options]).fetchall()[0][0]
-
-
 def summary_of(con, family: str) -> str:
     """The summary kind of a measure family (measure_catalog), 'mean' when it is not listed."""
-    row = con.execute("SELECT summary FROM measure_catalog WHERE measure = ?",
-                      [family]).fetchone()
-    return row[0] if row else "mean"
+    rows = con.execute("SELECT summary FROM measure_catalog WHERE measure = ?",
+                       [family]).fetchall()
+    return rows[0][0] if rows else "mean"

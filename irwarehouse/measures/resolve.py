@@ -82,6 +82,58 @@ class MeasureRequest:
     def params_text(self) -> str:
         return ",".join(f"{p.name}={a}" for p, a in zip(self.mdef.params, self.args))
 
+    def stored_name(self, gains: dict | None = None) -> str:
+        """The canonical name this measure's scores are stored under, whatever spelling asked
+        for it (AP, map, MAP -> map; nDCG@10, ndcg_cut.10, ndcg_cut_10 -> ndcg_cut_10): a
+        trec_eval measure as trec_eval prints it; any other as `name(param=value,...)@cutoff`
+        with only the parameters that differ from their defaults. `gains`: the evaluation's -g
+        (a measure's `gains` equal to it is the option's, not the name's). Per-measure options
+        (ir_measures' rel=, judged_only=, the condensed M') are options of the stored row, not
+        parts of its name."""
+        params = self.mdef.params
+        cut = next((i for i, p in enumerate(params) if p.name in ("cutoff", "depth")), None)
+        if cut is None and params and params[0].is_list_default:
+            cut = 0
+        named = [(p, a) for i, (p, a) in enumerate(zip(params, self.args))
+                 if i != cut and not self._default_arg(p, a, gains)]
+        if self.mdef.dialect == "trec_eval" and not named:
+            if cut is not None and self.args[cut] is not None:
+                value = self.args[cut]
+                return f"{self.mdef.name}_{value}" if params[cut].type == "INTEGER" \
+                    else f"{self.mdef.name}_{value:3.2f}"
+            return self.mdef.name
+        if self.mdef.dialect == "trec_eval" and len(params) == 1 and cut is None:
+            return f"{self.mdef.name}_{_trec_value(params[0], self.args[0])}"
+        inner = ",".join(f"{p.name}={_trec_value(p, a)}" for p, a in named)
+        # a cutoff of 0 (or none) is the whole list: no @k
+        at = f"@{self.args[cut]}" if cut is not None and self.args[cut] else ""
+        return self.mdef.name + (f"({inner})" if inner else "") + at
+
+    @staticmethod
+    def _default_arg(p, value, gains) -> bool:
+        if p.name == "gains" and p.type == "MAP" and gains is not None:
+            from ..request.options import canonical_gains
+            if canonical_gains(value or {}) == canonical_gains(gains):
+                return True
+        default = header_default(p)
+        if p.type == "MAP":
+            from ..request.options import canonical_gains
+            return p.name == "gains" and canonical_gains(value or {}) == \
+                canonical_gains(default or {}) or value == default
+        return value == default
+
+    @property
+    def cutoff_value(self):
+        """The value an @k (or trec_eval's _k) gives this measure: its cutoff (or depth), else a
+        first list-default parameter; None when it has none."""
+        params = self.mdef.params
+        for i, p in enumerate(params):
+            if p.name in ("cutoff", "depth"):
+                return self.args[i]
+        if params and params[0].is_list_default:
+            return self.args[0]
+        return None
+
     def definition_hash(self) -> str:
         """A hash of the SQL that defines the measure, stored with its scores (`score`): its
         family's file, the files of the building blocks it calls and sql/context.sql (which
@@ -223,10 +275,37 @@ def resolve(text: str, version: int = 9, ntcir: NtcirSettings | None = None, *,
     alt = printed_form(name)                    # trec_eval's printed names: P_10
     if alt is not None and ("trec_eval", alt.stem) in names() and "trec_eval" in dialects:
         return _bind_trec(names()[("trec_eval", alt.stem)][0].mdef, alt)
+    # any measure's canonical name in trec_eval's forms (recip_rank_cut.5, recip_rank_cut_5)
+    for form in (name if trec_form else None, alt):
+        own = registry().get(form.stem) if form is not None else None
+        if own is not None and own.params and not name.ntcir:
+            return _bind_trec(own, form)
     if mismatch:
         raise MeasureError(mismatch)
+    folded = _case_folded(text, name, version, ntcir, dialects)
+    if folded is not None:
+        return folded
     raise MeasureError(f"unknown measure {text!r}{_suggestion(name.stem, text)} "
                        "(see `irw measures`)")
+
+
+def _case_folded(text: str, name: Name, version: int, ntcir: NtcirSettings | None,
+                 dialects) -> list[MeasureRequest] | None:
+    """A name that differs from the catalog's names only in case (MAP, NDCG@10), when every
+    name it could be means the same measure; None otherwise."""
+    stems = sorted({n for d, n in names() if d in dialects and n.lower() == name.stem.lower()
+                    and n != name.stem})
+    found = []
+    for stem in stems:
+        try:
+            found.append(resolve(text.replace(name.stem, stem, 1), version, ntcir,
+                                 dialects=dialects))
+        except MeasureError:
+            continue
+    meanings = {tuple(r.stored_name() for r in reqs) for reqs in found}
+    if len(meanings) != 1:
+        return None
+    return [replace(r, name=text if len(found[0]) == 1 else r.name) for r in found[0]]
 
 
 def _lookup(name: Name, dialect: str) -> Spelling | str | None:
@@ -468,3 +547,12 @@ def _bind_ntcir(mdef: MeasureDef, name: Name, prefix: str,
             printed = prefix + name.text
         out.append(MeasureRequest(mdef, tuple(args), printed))
     return out
+
+
+def _trec_value(p, value) -> str:
+    """A parameter value as trec_eval prints it in a measure name (`ndcg_1=3,2=7`, `P_10`)."""
+    if isinstance(value, dict):
+        return ",".join(f"{lv}={short(g)}" for lv, g in value.items())
+    if isinstance(value, list):
+        return ",".join(short(v) for v in value)
+    return short(value)

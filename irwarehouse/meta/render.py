@@ -1,4 +1,5 @@
-"""Records (lists of dicts) as an aligned text table, JSON or CSV."""
+"""Records (lists of dicts) as an aligned text table, JSON, CSV or TSV: the tables every command
+that prints records shares."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import io
 import json
 import math
 
-FORMATS = ("table", "json", "csv")
+FORMATS = ("table", "tsv", "csv", "json")
 
 
 def _cell(value) -> str:
@@ -56,11 +57,11 @@ def render(records: list[dict], fmt: str, *, columns: list[str] | None = None,
         rows = [{k: _jsonable(v) for k, v in r.items()} for r in records]
         payload = {**meta, "rows": rows} if meta else rows
         return json.dumps(payload, indent=2) + "\n"
-    if fmt == "csv":
+    if fmt in ("csv", "tsv"):
         buffer = io.StringIO()
         columns = columns or (list(records[0]) if records else [])
         writer = csv.DictWriter(buffer, fieldnames=columns, extrasaction="ignore",
-                                lineterminator="\n")
+                                lineterminator="\n", delimiter="\t" if fmt == "tsv" else ",")
         writer.writeheader()
         for r in records:
             writer.writerow({k: ("" if v is None else v) for k, v in r.items()})

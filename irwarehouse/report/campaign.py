@@ -254,6 +254,9 @@ def campaign_report(wh, campaign: str, out_dir: str | Path, *, measures: list[st
                              WHERE c.name = ? ORDER BY r.name""", [campaign]).fetchall()
     if not runs:
         raise WarehouseError(f"no runs in campaign {campaign!r}")
+    if qrels is None:                    # the request's qrels, else the campaign's profile's
+        from ..engine.settings import effective
+        qrels = effective(wh.con, campaign, settings)[0].qrels
     # ranked measures and ROUGE/nugget scores read by their stored names (issue 17)
     scope = report_scope(wh.con, campaign, measures, qrels, DEFAULT_MEASURES,
                          tuple(scatter or ()))
@@ -263,11 +266,13 @@ def campaign_report(wh, campaign: str, out_dir: str | Path, *, measures: list[st
         scatter_names = [scope.names(spec) for spec in scatter]
         if len(scatter) != 2 or any(len(n) != 1 for n in scatter_names):
             raise WarehouseError("--scatter takes two single measures, e.g. 'P.10,map'")
-    qrels_name = options = None
+    qrels_name = options = flags = None
     if scope.ranked:
         specs = scope.ranked_specs + [spec for spec in scatter or () if spec not in scope.text]
         qrels_name, options = ensure_scores(wh, campaign, scope.qrels,
                                             specs + [PR_SPEC, *RANK_SPECS], settings, report)
+        from ..request.options import parse_described
+        flags = parse_described(options).flags() or "trec_eval's defaults"
     filed = {n: scope.text.get(n, (qrels_name, options))
              for n in names + [n[0] for n in scatter_names or ()]}
     first = names[0]
@@ -311,13 +316,14 @@ def campaign_report(wh, campaign: str, out_dir: str | Path, *, measures: list[st
                                   for m, rows in per_measure.items()}, figures, seed=seed)
     num_topics = len({r["topic"] for r in data["heatmap"]})
     tukey = tukey_html(data["heatmap"], first, seed=seed, tie_rule=tie_rule)
-    warehouse_label = parts.absolute(warehouse_label)   # commands that work from anywhere
-    on = f"-w {parts.shell_word(warehouse_label)}"
+    # the commands shown work from any folder (absolute paths); the header names the warehouse
+    # as it was given
+    on = f"-w {parts.shell_word(parts.absolute(warehouse_label))}"
     rule_py, rule_cli = ((", tie_rule='gt'", " --tie-rule gt") if tie_rule == "gt" else ("", ""))
     esc = html.escape
     meta = {
         "qrels": esc(qrels_name or "– (no ranked run)"),
-        "evaluation options": f"<code>{esc(options or '–')}</code>",
+        "evaluation options": f"<code>{esc(flags or '–')}</code>",
         **text_facts(scope.text),
         "runs / topics": f"{len(runs)} / {num_topics}", "measures": esc(", ".join(names)),
         "baseline": esc(baseline), "warehouse": esc(warehouse_label),

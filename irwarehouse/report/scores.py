@@ -1,4 +1,4 @@
-"""The scores a report reads: stored, or evaluated (under the campaign's option set) and
+"""The scores a report reads: the one request's (request.evaluation.scores), evaluated and
 stored first when some run of the campaign lacks them."""
 
 from __future__ import annotations
@@ -6,50 +6,36 @@ from __future__ import annotations
 
 def ensure_scores(wh, campaign: str, qrels: str | None, specs: list[str], given=None,
                   report=None, options_text: str | None = None) -> tuple[str, str]:
-    """Evaluate and store every requested measure that the score table lacks for some run of
-    the campaign, under the option set engine.settings.option_set chooses (the given settings
-    over the campaign's profile, else the one stored set, else the defaults); `report(text)` is
-    told which; `options_text`: that stored option set instead (a report's later sections
-    read the set its first one chose). Returns (qrels name, options text)."""
+    """Make every requested measure stored for every ranked run of the campaign, under the
+    request's qrels and options (the given settings over the campaign's profile; `options_text`:
+    the stored option set a report's earlier section chose); `report(text)` is told which.
+    Returns (qrels name, the option set as stored text, which the report's SQL reads)."""
     from dataclasses import replace
 
-    from ..engine.settings import EvalSettings, OptionSet, option_set, parse_option_set
-    from ..measures import parse_measures
+    from ..request.evaluation import scope, scores
+    from ..request.options import EvalSettings, parse_described
     given = given or EvalSettings()
+    if options_text is not None:
+        given = parse_described(options_text).as_settings()
     if qrels is not None:
         given = replace(given, qrels=qrels)
-    chosen = option_set(wh.con, campaign, specs[:1], given) if options_text is None else \
-        OptionSet(campaign, given.qrels, parse_option_set(options_text), "the report's")
-    options = chosen.options
-    qid = wh.qrels_id(campaign, chosen.qrels)
-    qrels_name = wh.con.execute("SELECT name FROM qrels WHERE qrels_id = ?",
-                                [qid]).fetchall()[0][0]
-    num_runs = len(ranked_runs(wh.con, campaign))
-    missing = []
-    for spec in specs:
-        for req in parse_measures([spec], ntcir=chosen.ntcir()):
-            have = wh.con.execute("""
-                SELECT count(DISTINCT s.run_id) FROM score s JOIN run r USING (run_id)
-                JOIN campaign c ON c.campaign_id = r.campaign_id
-                WHERE c.name = ? AND s.qrels_id = ? AND s.options = ? AND s.measure = ?""",
-                                  [campaign, qid, options.describe(), req.name]).fetchall()[0][0]
-            if have < num_runs:
-                missing.append(spec)
-                break
-    if missing:
-        wh.evaluate(missing, campaign=campaign, qrels=qrels_name, store=True, options=options,
-                    ntcir=chosen.ntcir())
-    if report is not None and chosen.worth_naming:
-        report(f"report scores of {replace(chosen, qrels=qrels_name).describe()}")
-    return qrels_name, options.describe()
+    where = scope(wh.con, campaign, given)
+    for spec in specs:                   # a spec may name several measures (P.5,10)
+        scores(wh.con, where, measure_names([spec], where.options), store=True)
+    if report is not None and where.worth_naming and options_text is None:
+        report(f"report scores of {where.describe()}")
+    return where.qrels, where.options.describe()
 
 
-def measure_names(specs: list[str]) -> list[str]:
-    """Stored names of the requested measures, in the order given (the first drives plots)."""
+def measure_names(specs: list[str], options=None) -> list[str]:
+    """Stored (canonical) names of the requested measures, in the order given (the first drives
+    plots); `options`: the evaluation's (its -g is a measure's gains, not its name)."""
     from ..measures import parse_measures
+    gains = dict(options.gains) if options is not None else None
     names: list[str] = []
     for spec in specs:
-        names += [req.name for req in parse_measures([spec]) if req.name not in names]
+        names += [n for n in (req.stored_name(gains) for req in parse_measures([spec]))
+                  if n not in names]
     return names
 
 

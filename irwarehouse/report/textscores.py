@@ -14,7 +14,7 @@ import html
 from dataclasses import dataclass, field
 
 from ..errors import MeasureError, WarehouseError
-from ..meta.load import score_name
+from ..request.evaluation import score_name
 from . import html as parts
 from .html import Query
 from .scores import measure_names, ranked_runs

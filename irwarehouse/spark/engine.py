@@ -23,6 +23,7 @@ from pathlib import Path
 
 from sqlglot import exp
 
+from ..request.options import SQL_OPTIONS
 from ..engine.evaluate import EvalOptions, EvalResult, Rows
 from ..errors import IrwError, MeasureError
 from ..measures import MeasureRequest
@@ -209,19 +210,17 @@ def refuse_unportable(requests: list[MeasureRequest]) -> None:
 
 
 def _option_values(opts: EvalOptions) -> dict:
-    gains = dict(opts.gains) if opts.gains else None
-    return {"relevance_level": opts.threshold, "judged_only": opts.judged_only,
-            "max_docs": opts.depth, "sort_order": opts.order,
-            "trec_eval_version": opts.version, "complete": opts.complete, "gains": gains}
+    """The options as the context builders' arguments (no gains table: NULL, gain = level)."""
+    values = opts.sql_values()
+    return {**values, "gains": values["gains"] or None}
 
 
 def _typed(value, sql_type: str) -> exp.Expression:
     return exp.Cast(this=value_tree(value), to=exp.DataType.build(sql_type, dialect="duckdb"))
 
 
-_BUILDER_TYPES = {"relevance_level": "INTEGER", "judged_only": "BOOLEAN", "max_docs": "BIGINT",
-                  "sort_order": "VARCHAR", "trec_eval_version": "INTEGER",
-                  "complete": "BOOLEAN", "gains": "MAP(INTEGER, DOUBLE)"}
+# the builders' option parameters and their types, from the options' declaration
+_BUILDER_TYPES = {o.sql: o.sql_type for o in SQL_OPTIONS}
 
 
 class SparkEvaluation:

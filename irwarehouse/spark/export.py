@@ -41,6 +41,7 @@ _INTERLEAVINGS = ("interleaving_id IN (SELECT interleaving_id FROM interleaving 
                   "WHERE list_contains($cids, campaign_id))")
 TABLES = (
     ("campaign", _CAMPAIGN, None, True),
+    ("campaign_profile", _CAMPAIGN, None, True),     # the metric macros' default options
     ("qrels", _CAMPAIGN, None, True),
     ("judgment", _QRELS, "qrels_id", True),
     ("topic", _CAMPAIGN, None, True),

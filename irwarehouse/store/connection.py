@@ -167,8 +167,10 @@ def _backfill(con: duckdb.DuckDBPyConnection) -> None:
     """What a warehouse made by an older version lacks: trec_eval 9 ranks of stored runs,
     their list lengths (run_list) and judged rows (judged_row), and the catalog measure of
     stored scores (score.family)."""
+    from ..engine.settings import backfill_gain_maps
     from .ingest import store_judged_rows
     from .integrity import backfill_digests
+    from .rekey import rekey_scores
     con.execute("""
         UPDATE run_row SET score_rank = ranked.r
         FROM (SELECT rowid AS rid,
@@ -195,6 +197,8 @@ def _backfill(con: duckdb.DuckDBPyConnection) -> None:
                                           [cid]).fetchall()]
         store_judged_rows(con, qrels, runs)
     _backfill_score_family(con)
+    rekey_scores(con)
+    backfill_gain_maps(con)
     backfill_digests(con)
 
 

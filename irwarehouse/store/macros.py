@@ -6,14 +6,22 @@ For a measure whose macro over the evaluation context is `m_<name>(params)`, the
 analyst calls is
 
     irw_<name>(campaign, qrels := NULL, run := NULL, <params> := <defaults>,
-               relevance_level := 1, judged_only := false, max_docs := NULL,
-               sort_order := 'score', trec_eval_version := 9, complete := false
+               relevance_level := NULL, judged_only := NULL, max_docs := NULL,
+               sort_order := NULL, trec_eval_version := NULL, complete := NULL
                [, gains := NULL for the diversity measures that read per-intent gains])
 
-whose body defines every context relation m_<name> reads as a CTE, built by context.sql's
-ev_make_<relation> from the call's parameters, then selects (run, topic, value) from
-m_<name>: one definition of each measure, whichever path calls it. The text of these macros is
-written here from the headers; no user input reaches it (the parameters are the call's).
+An evaluation option not given takes the campaign's profile value (`irw campaign set`), else
+its default (irwarehouse.request.options declares both); an explicit argument wins. So does the
+qrels (the profile's, else the campaign's only one) and a measure's `gains` (the profile's -g).
+
+The body first reads every argument in a CTE without a FROM clause (ev_args), so that an
+argument taken from the caller's row (`FROM campaign c, irw_map(c.name)`, a column in a join or
+a subquery) is read in the caller's scope, never captured by a table of the macro's own body;
+then resolves the options against the profile (ev_call); then defines every context relation
+m_<name> reads as a CTE, built by context.sql's ev_make_<relation> from those values; then
+selects (run, topic, value) from m_<name>: one definition of each measure, whichever path calls
+it. The text of these macros is written here from the headers and the option declaration; no
+user input reaches it (the parameters are the call's).
 """
 
 from __future__ import annotations
@@ -21,20 +29,17 @@ from __future__ import annotations
 from ..errors import SqlAssetError
 from ..measures.catalog import MeasureDef, ParamDef
 from ..measures.portability import measure_portability
+from ..request.options import SQL_OPTIONS
 from ..sqlfiles import builder
 
-# The evaluation options of every metric macro: (name, SQL type, default).
-OPTIONS = (
-    ("relevance_level", "INTEGER", "1"),
-    ("judged_only", "BOOLEAN", "false"),
-    ("max_docs", "BIGINT", "NULL"),
-    ("sort_order", "VARCHAR", "'score'"),
-    ("trec_eval_version", "INTEGER", "9"),
-    ("complete", "BOOLEAN", "false"),
-)
+# The evaluation options of every metric macro: (name, SQL type, default); NULL: the profile's
+# value, else the option's default (resolved in the macro's ev_call).
+_OPTION_ORDER = ("relevance_level", "judged_only", "max_docs", "sort_order", "trec_eval_version",
+                 "complete")
+OPTIONS = tuple((o.sql, o.sql_type, "NULL") for name in _OPTION_ORDER
+                for o in SQL_OPTIONS if o.sql == name)
 # NTCIREVAL's diversity gains (DIN-splitqrels' L1G..L9G; -g), for measures reading them.
 DIVERSITY_GAINS = ("gains", "MAP(INTEGER, DOUBLE)", "NULL")
-SCOPE = {"ev_scope": "campaign, qrels", "ev_runs": "run"}
 _SQL_TYPES = {"INTEGER": "INTEGER", "DOUBLE": "DOUBLE", "DOUBLE[]": "DOUBLE[]",
               "MAP": "MAP(INTEGER, DOUBLE)"}
 
@@ -54,6 +59,17 @@ def _default(p: ParamDef) -> str:
     return p.default
 
 
+def _literal(value) -> str:
+    """An option's default (request.options.OPTIONS) as an SQL literal."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return "'" + value.replace("'", "''") + "'"
+    return str(value)
+
+
 def _typed(name: str, sql_type: str) -> str:
     return f"CAST({name} AS {sql_type})"
 
@@ -69,23 +85,67 @@ def callable_params(mdef: MeasureDef) -> list[tuple[str, str, str]]:
     return params
 
 
+def _resolved(params: list[tuple[str, str, str]]) -> str:
+    """The ev_call CTE: the call's arguments resolved against the campaign's profile. An
+    option: the argument, else the profile's value, else the option's default; the qrels: the
+    argument, else the profile's; a `gains` table: the argument, else the profile's -g, else
+    the parameter's default."""
+    options = {o.sql: o for o in SQL_OPTIONS}
+    columns = ["a.call_campaign AS campaign_name",
+               "coalesce(a.call_qrels, pq.name) AS qrels_name",
+               "a.call_run AS run_name"]
+    for name, sql_type, default in params[2:]:
+        option = options.get(name)
+        if name == "gains":
+            value = f"coalesce(a.call_gains, p.gain_map, {default})"
+        elif option is not None:
+            value = f"coalesce(a.call_{name}, p.{option.profile}, {_literal(option.default)})"
+        else:
+            value = f"a.call_{name}" if default == "NULL" else \
+                f"coalesce(a.call_{name}, {default})"
+        columns.append(f"{_typed(value, sql_type)} AS value_{name}")
+    return ("    ev_call AS (\n        SELECT " + ",\n               ".join(columns) + "\n"
+            "        FROM ev_args a\n"
+            "        LEFT JOIN campaign pc ON pc.name = a.call_campaign\n"
+            "        LEFT JOIN campaign_profile p ON p.campaign_id = pc.campaign_id\n"
+            "        LEFT JOIN qrels pq ON pq.qrels_id = p.qrels_id)")
+
+
+def _value(name: str, sql_type: str) -> str:
+    """An argument of a context builder or kernel: an option, the qrels or a gains table as
+    resolved in ev_call (a scalar subquery); a measure's own parameter as given, typed (a
+    subquery cannot reach the lambdas of the ndeval measures, and a measure parameter has no
+    profile default)."""
+    if name in _RESOLVED:
+        return f"(SELECT ev_call.value_{name} FROM ev_call)"
+    return _typed(name, sql_type)
+
+
+_RESOLVED = {o.sql for o in SQL_OPTIONS}
+
+
 def callable_sql(mdef: MeasureDef) -> str:
     """The CREATE MACRO statement of a measure's metric macro."""
     params = callable_params(mdef)
     types = {name: sql_type for name, sql_type, _ in params}
-    ctes = []
+    args = ", ".join(["campaign AS call_campaign"]
+                     + [f"{n} AS call_{n}" for n, _, _ in params])
+    ctes = [f"    ev_args AS (SELECT {args})", _resolved(params)]
+    scope = {"ev_scope": "(SELECT ev_call.campaign_name FROM ev_call), "
+                         "(SELECT ev_call.qrels_name FROM ev_call)",
+             "ev_runs": "(SELECT ev_call.run_name FROM ev_call)"}
     for relation in mdef.context:
-        if relation in SCOPE:
-            args = SCOPE[relation]
+        if relation in scope:
+            call = scope[relation]
         else:
             make = builder(relation)
             missing = [a for a in make.args if a not in types]
             if missing:
                 raise SqlAssetError(f"{mdef.kernel}: {make.name} needs {missing}, which is "
                                     "no parameter of its metric macro")
-            args = ", ".join(_typed(a, types[a]) for a in make.args)
-        ctes.append(f"    {relation} AS (FROM ev_make_{relation.removeprefix('ev_')}({args}))")
-    kernel_args = ", ".join(_typed(p.name, types[p.name]) for p in mdef.params)
+            call = ", ".join(_value(a, types[a]) for a in make.args)
+        ctes.append(f"    {relation} AS (FROM ev_make_{relation.removeprefix('ev_')}({call}))")
+    kernel_args = ", ".join(_value(p.name, types[p.name]) for p in mdef.params)
     if mdef.kind == "text":
         columns = "CAST(NULL AS DOUBLE) AS value, CAST(m.value AS VARCHAR) AS text"
     else:

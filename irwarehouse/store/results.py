@@ -3,37 +3,74 @@
 
 from __future__ import annotations
 
+from ..request.options import SQL_OPTIONS
 from .ingest import transaction
+
+# score's key columns beyond run, qrels and topic: the measure and its options (declared in
+# irwarehouse.request.options; validated names, never user input)
+_OPTION_COLUMNS = [o.sql for o in SQL_OPTIONS]
+
+
+def score_rows_meta(result) -> dict[str, list]:
+    """Per requested measure: the name it is stored under (its canonical name), the spelling
+    asked for, its catalog measure, parameters, cutoff, definition hash, and its options as
+    score's columns (the evaluation's, with the measure's own: AP(rel=2) at -l 2)."""
+    gains = dict(result.options.gains)
+    meta: dict[str, list] = {k: [] for k in (
+        "spelling", "measure", "family", "params", "cutoff", "definition_hash", "options",
+        *_OPTION_COLUMNS, "gain_levels", "gain_values")}
+    seen = set()
+    for req in result.requests:
+        opts = req.eval_options(result.options)
+        key = (req.stored_name(gains), opts)
+        if key in seen:                 # two spellings of one measure (-m AP -m map)
+            continue
+        seen.add(key)
+        values = opts.sql_values()
+        cutoff = req.cutoff_value
+        meta["spelling"].append(req.name)
+        meta["measure"].append(req.stored_name(gains))
+        meta["family"].append(req.mdef.name)
+        meta["params"].append(req.params_text)
+        meta["cutoff"].append(float(cutoff) if isinstance(cutoff, (int, float)) else None)
+        meta["definition_hash"].append(req.definition_hash())
+        meta["options"].append(opts.describe())
+        for column in _OPTION_COLUMNS:
+            if column != "gains":
+                meta[column].append(values[column])
+        meta["gain_levels"].append(list(values["gains"]))
+        meta["gain_values"].append(list(values["gains"].values()))
+    del meta["gains"]
+    return meta
 
 
 def store_scores(con, result, qrels_id: int) -> None:
     """Materialise an evaluation's per-topic values (an irwarehouse.engine.evaluate.EvalResult,
-    whose values are the TEMP table ev_scores) into `score`, replacing
-    earlier values of the same measures, runs, qrels and options; `family` is the measure's
-    catalog row, `definition_hash` the hash of its SQL file."""
-    # The measures' catalog rows as bound lists (no pyarrow: its import costs 0.1 s).
-    meta = {"measure": [r.name for r in result.requests],
-            "family": [r.mdef.name for r in result.requests],       # its measure_catalog row
-            "params": [r.params_text for r in result.requests],
-            "definition_hash": [r.definition_hash() for r in result.requests]}
-    con.execute("""
+    whose values are the TEMP table ev_scores) into `score`, replacing earlier values of the
+    same key (run, qrels, measure, options), whatever spelling stored them."""
+    meta = score_rows_meta(result)
+    columns = [c for c in meta if c not in ("gain_levels", "gain_values")]
+    con.execute(f"""
         CREATE OR REPLACE TEMP TABLE ev_store_meta AS
-        SELECT unnest($measure) AS measure, unnest($family) AS family,
-               unnest($params) AS params, unnest($definition_hash) AS definition_hash""", meta)
-    options = result.options.describe()
+        SELECT {', '.join(f'unnest(${c}) AS {c}' for c in columns)},
+               map(unnest($gain_levels), unnest($gain_values)) AS gains""", meta)
+    key = " AND ".join(f"s.{c} IS NOT DISTINCT FROM m.{c}" for c in ["measure", *_OPTION_COLUMNS])
+    option_columns = ", ".join(_OPTION_COLUMNS)
     try:
         with transaction(con, f"{len(result.requests)} measure(s) in table score"):
-            con.execute("""
-                DELETE FROM score WHERE qrels_id = ? AND options = ?
-                  AND run_id IN (SELECT run_id FROM ev_runs)
-                  AND measure IN (SELECT measure FROM ev_store_meta)""", [qrels_id, options])
-            con.execute("""
-                INSERT INTO score (run_id, qrels_id, topic, measure, family, params, options,
-                                   value, text, definition_hash)
-                SELECT s.run_id, ?, s.topic, s.measure, m.family, m.params, ?, s.value,
-                       s.text, m.definition_hash
-                FROM ev_scores s JOIN ev_store_meta m ON m.measure = s.measure""",
-                        [qrels_id, options])
+            con.execute(f"""
+                DELETE FROM score s USING ev_store_meta m
+                WHERE s.qrels_id = ? AND {key}
+                  AND s.run_id IN (SELECT run_id FROM ev_runs)""", [qrels_id])
+            con.execute(f"""
+                INSERT INTO score (run_id, qrels_id, topic, measure, spelling, family, params,
+                                   cutoff, options, value, text, definition_hash,
+                                   {option_columns})
+                SELECT s.run_id, ?, s.topic, m.measure, m.spelling, m.family, m.params,
+                       m.cutoff, m.options, s.value, s.text, m.definition_hash,
+                       {', '.join('m.' + c for c in _OPTION_COLUMNS)}
+                FROM ev_scores s JOIN ev_store_meta m ON m.spelling = s.measure""",
+                        [qrels_id])
     finally:
         con.execute("DROP TABLE IF EXISTS ev_store_meta")
 

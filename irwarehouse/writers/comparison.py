@@ -38,6 +38,10 @@ def table_text(comparison, matrix: ScoreMatrix) -> str:
         lines.append(f"{r:<{width}}{means[r]:>8.4f}  {row}")
     lines.append("row minus column; * p < 0.05, ** p < 0.01, *** p < 0.001"
                  + (" (adjusted)" if comparison.correction else ""))
+    if matrix.dropped:
+        lines.append(f"compared on the {len(matrix.topics)} topics every run has: "
+                     f"{len(matrix.dropped)} topic(s) some run lacks are left out "
+                     "(--missing drop), so these means differ from irw eval's")
     if comparison.test not in ("tukey",) and not comparison.correction:
         lines.append(f"family-wise error of {len(comparison.pairs)} uncorrected tests at "
                      f"alpha={comparison.alpha}: {comparison.familywise_error:.3f}")
@@ -83,17 +87,74 @@ def _number(x: float) -> float | None:
     return None if x != x else x          # NaN (undefined) is null in JSON
 
 
+def summary_text(results, baseline: str | None = None) -> str:
+    """Runs x measures: each run's value of each measure (by the measure's summary kind), the
+    best of each column marked ^; with a baseline, + (-) where the run is significantly better
+    (worse) than it by that measure's test (its adjusted p), as a paper's results table."""
+    runs = list(dict.fromkeys(r for _, matrix in results for r in matrix.runs))
+    names = [matrix.measure for _, matrix in results]
+    cells: dict[tuple[str, str], str] = {}
+    for comparison, matrix in results:
+        values = dict(zip(matrix.runs, matrix.run_values()))
+        best = max(values.values())
+        marks = _baseline_marks(comparison, baseline) if baseline else {}
+        for run, value in values.items():
+            mark = marks.get(run, "") + ("^" if value == best else "")
+            cells[(run, matrix.measure)] = f"{value:.4f}{mark:<2}"
+    width = max(10, *(len(r) for r in runs)) + 1
+    col = max(10, *(len(n) + 1 for n in names))
+    lines = [f"{'run':<{width}}" + "".join(f"{n:>{col}}" for n in names)]
+    for run in runs:
+        lines.append(f"{run:<{width}}" + "".join(f"{cells.get((run, n), '—'):>{col}}"
+                                                 for n in names))
+    legend = "^ best value of the measure"
+    if baseline:
+        first = results[0][0]
+        legend += (f"; +/- significantly better/worse than {baseline} ({first.test} test"
+                   + (f", {first.correction} correction" if first.correction else "")
+                   + f", alpha={first.alpha})")
+    return "\n".join(lines + [legend]) + "\n"
+
+
+def _baseline_marks(comparison, baseline: str) -> dict[str, str]:
+    marks = {}
+    for pair in comparison.pairs:
+        if baseline not in (pair.run_a, pair.run_b) or not pair.p_adjusted < comparison.alpha:
+            continue
+        run, delta = (pair.run_b, -pair.delta) if pair.run_a == baseline else \
+            (pair.run_a, pair.delta)
+        marks[run] = "+" if delta > 0 else "-"
+    return marks
+
+
+def render_all(results, fmt: str, *, baseline: str | None = None) -> str:
+    """Every measure's comparison in one layout: the run x run tables then (several measures
+    or a baseline) the runs x measures summary; or a row per pair and measure."""
+    if fmt == "table":
+        parts = [table_text(comparison, matrix) for comparison, matrix in results]
+        if len(results) > 1 or baseline:
+            parts.append(summary_text(results, baseline))
+        return "\n".join(parts)
+    records = [r for comparison, matrix in results
+               for r in pair_records(comparison, matrix, matrix.measure)]
+    return _records_text(records, fmt)
+
+
 def render(comparison, matrix: ScoreMatrix, fmt: str, measure: str | None = None) -> str:
     if fmt == "table":
         return table_text(comparison, matrix)
-    records = pair_records(comparison, matrix, measure)
+    return _records_text(pair_records(comparison, matrix, measure), fmt)
+
+
+def _records_text(records: list[dict], fmt: str) -> str:
     if fmt == "json":                     # one document, as `irw eval --format json`
         return json.dumps(records, indent=1, allow_nan=False) + "\n"
     if fmt == "jsonl":
         return "".join(json.dumps(r, allow_nan=False) + "\n" for r in records)
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=list(records[0]) if records else ["run_a"],
-                            lineterminator="\n")
+    fields = list(dict.fromkeys(k for r in records for k in r)) or ["run_a"]
+    writer = csv.DictWriter(out, fieldnames=fields, lineterminator="\n",
+                            delimiter="\t" if fmt == "tsv" else ",")
     writer.writeheader()
     writer.writerows(records)
     return out.getvalue()

@@ -22,11 +22,27 @@ def _line(name: str, topic: str, text: str) -> str:
     return f"{name:<22}\t{topic}\t{text}"
 
 
+class _Kind:
+    """How a measure prints: per topic or not, a text value, an integer (num_q, num_ret, ...).
+    A session, click or text measure (request.domains) prints as a number per topic."""
+
+    def __init__(self, req=None):
+        mdef = req.mdef if req is not None else None
+        self.per_topic = mdef.per_topic if mdef else True
+        self.text = bool(mdef and mdef.kind == "text")
+        self.integer = bool(mdef and (mdef.integer or mdef.name == "num_q"))
+
+
+def _kinds(result: EvalResult) -> dict:
+    kinds = {r.name: _Kind(r) for r in result.requests}
+    return {**{m: _Kind() for m in result.extra_measures}, **kinds}
+
+
 def trec_eval_text(result: EvalResult, *, per_topic: bool) -> str:
     """trec_eval's output: per-topic rows (with -q), then the `all` rows of each run, starting
     with runid (for the measures that print it, and for every run when there are several);
     topics in byte order; 9.x does not print rows of topics absent from a run."""
-    kinds = {r.name: r for r in result.requests}
+    kinds = _kinds(result)
     lines: list[str] = []
     topics = result.per_topic.to_pylist()
     summary = result.summary.to_pylist()
@@ -39,33 +55,40 @@ def trec_eval_text(result: EvalResult, *, per_topic: bool) -> str:
     runid = result.runid or len(runs) > 1
     for run_id in runs:
         if per_topic:
-            rows = [t for t in topics if t["run_id"] == run_id and kinds[t["measure"]].mdef.per_topic
+            rows = [t for t in topics if t["run_id"] == run_id and kinds[t["measure"]].per_topic
                     and (t["in_run"] or result.options.version >= 10)]
             rows.sort(key=lambda t: t["topic"].encode())      # stable: measure order kept
             for t in rows:
-                req = kinds[t["measure"]]
-                text = (f"'{t['text']}'" if req.mdef.kind == "text"
-                        else _format_value(t["value"], req.mdef.integer))
+                kind = kinds[t["measure"]]
+                text = (f"'{t['text']}'" if kind.text
+                        else _format_value(t["value"], kind.integer))
                 lines.append(_line(t["measure"], t["topic"], text))
         if runid:
             lines.append(_line("runid", "all", names[run_id]))
         for s in summary:
             if s["run_id"] == run_id:
-                req = kinds[s["measure"]]
-                integer = req.mdef.integer or req.mdef.name == "num_q"
-                lines.append(_line(s["measure"], "all", _format_value(s["value"], integer)))
+                lines.append(_line(s["measure"], "all",
+                                   _format_value(s["value"], kinds[s["measure"]].integer)))
     return "\n".join(lines) + "\n"
 
 
 def _rows(result: EvalResult, per_topic: bool) -> list[dict]:
+    """The tsv/csv/json rows: an integer measure (num_q, num_ret, ...) as an integer."""
+    kinds = _kinds(result)
+
+    def value(measure, v):
+        if v is not None and kinds[measure].integer and not math.isnan(v):
+            return int(round(v))
+        return v
     rows = []
     if per_topic:
         for t in result.per_topic.to_pylist():
             rows.append({"run": t["run"], "topic": t["topic"], "measure": t["measure"],
-                         "value": t["value"] if t["text"] is None else t["text"]})
+                         "value": value(t["measure"], t["value"]) if t["text"] is None
+                         else t["text"]})
     for s in result.summary.to_pylist():
         rows.append({"run": s["run"], "topic": "all", "measure": s["measure"],
-                     "value": s["value"]})
+                     "value": value(s["measure"], s["value"])})
     return rows
 
 

@@ -40,12 +40,16 @@ COMMAND_LINES = [
     ["--wait", "2.5", "-C", "c", "-m", "map"],
     ["-m", "map", "-m", "map", "-l", "1", "-l", "3", "q", "r"],          # the last -l wins
     ["-", "r"],
+    # every evaluation option, from its one declaration (irwarehouse/request/options.py)
+    ["--gains", "1:2", "-g", "exp:3", "--no-complete", "--judged-only", "--cutoffs", "1,10",
+     "q", "r"],
+    ["--complete", "--no-judged-only", "-C", "c", "--order", "rank"],
 ]
 
 LEFT_TO_TYPER = [
     ["--help"], ["q", "r", "--help"], ["-qc", "q", "r"], ["-mmap", "q", "r"],
     ["-m"], ["-l", "x", "q", "r"], ["-f", "nope", "q", "r"], ["--", "-q", "r"],
-    ["--gains", "1:2", "q", "r"], ["-m=map", "q", "r"], ["--no-store", "q", "r"],
+    ["-m=map", "q", "r"], ["--no-store", "q", "r"], ["--order", "nope", "q", "r"],
     ["-q=1", "q", "r"],
 ]
 

@@ -25,7 +25,8 @@ from pathlib import Path
 import pytest
 
 from irwarehouse.api import Warehouse
-from irwarehouse.engine.evaluate import EvalOptions, evaluate, macro_call
+from irwarehouse.engine.evaluate import EvalOptions, evaluate
+from tests.helpers.macro_calls import macro_call
 from irwarehouse.measures import registry
 from tests.helpers.catalog import default_request
 from tests.helpers.golden import ranking_plan
@@ -278,8 +279,9 @@ def test_the_python_api_and_the_cli_store_the_same_bits(warehouse, reference, tm
                                       *[x for m in measures for x in ("-m", m)]])
     assert result.exit_code == 0, result.output
     with Warehouse(copy, read_only=True) as wh:
+        # stored under the canonical name (Q-measure: Q), the spelling kept beside it
         stored = {(m, r, t): _bits(v) for m, r, t, v in wh.con.execute(
-            "SELECT measure, run, topic, value FROM topic_score WHERE campaign = 'adhoc'"
+            "SELECT spelling, run, topic, value FROM topic_score WHERE campaign = 'adhoc'"
         ).fetchall()}
     assert stored == api_bits and len(stored) > 100
     assert differing_copies(stored) == []

@@ -47,9 +47,10 @@ def campaign(tmp_path):
 
 
 def _compare(path, *args):
+    """irw compare's stdout (stderr names what was evaluated and with which options)."""
     result = CliRunner().invoke(app, ["compare", "-C", "c", "-m", "map", "-w", str(path), *args])
     assert result.exit_code == 0, result.output
-    return result.output
+    return result.stdout
 
 
 def test_json_gives_one_object_per_pair_and_identical_runs_have_p_1(campaign):
@@ -65,7 +66,7 @@ def test_cli_p_value_equals_the_engine_fed_the_same_matrix_and_seed(campaign):
     rows = [json.loads(line) for line in _compare(campaign, "-f", "jsonl", "--seed", "11")
             .splitlines()]
     with Warehouse(campaign) as wh:
-        m = score_matrix(wh.con, campaigns=["c"], measure="map")
+        m = wh.score_matrix("c", "map")             # the same request, through the API
     r = rows[0]
     single = paired_bootstrap(m.column(r["run_a"]), m.column(r["run_b"]), B=1000, rng=11)
     assert r["p"] == pytest.approx(single.pvalue)
@@ -105,22 +106,24 @@ def test_missing_topic_policies(tmp_path):
 @pytest.mark.parametrize("stored", [None, "P_10", "P@10"])
 def test_every_spelling_of_a_measure_compares_the_same(campaign, stored):
     """`-m P.10`, `-m P_10` and `-m P@10` are one measure (the grammar of irwarehouse.measures):
-    compare finds its stored scores under any spelling, or evaluates them once."""
+    compare finds its stored scores under any spelling, or evaluates them and (--store) stores
+    them once, under the canonical name P_10 with the spelling that asked kept beside it."""
     if stored:
         with Warehouse(campaign) as wh:
             wh.evaluate([stored], campaign="c", store=True)
     out = {}
     for spelling in ("P.10", "P_10", "P@10"):
         result = CliRunner().invoke(app, ["compare", "-C", "c", "-m", spelling, "-w",
-                                          str(campaign), "-f", "jsonl", "--seed", "5"])
+                                          str(campaign), "-f", "jsonl", "--seed", "5",
+                                          "--store"])
         assert result.exit_code == 0, result.output
-        rows = [json.loads(line) for line in result.output.splitlines()]
+        rows = [json.loads(line) for line in result.stdout.splitlines()]
         assert {r.pop("measure") for r in rows} == {spelling}    # the row names the measure
         out[spelling] = rows
     assert out["P.10"] == out["P_10"] == out["P@10"] and len(out["P.10"]) == 6
     with Warehouse(campaign) as wh:
-        names = wh.con.execute("SELECT DISTINCT measure FROM score").fetchall()
-    assert names == [(stored or "P_10",)]          # evaluated and stored once
+        names = wh.con.execute("SELECT DISTINCT measure, spelling FROM score").fetchall()
+    assert names == [("P_10", stored or "P_10")]   # evaluated and stored once (P.10 prints P_10)
 
 
 def build_two_qrels_campaign(folder):
@@ -141,7 +144,7 @@ def test_compare_chooses_among_several_qrels(tmp_path):
     args = ["compare", "-C", "c", "-m", "map", "-w", str(path), "--seed", "1"]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 1 and "several qrels" in result.output
-    result = CliRunner().invoke(app, [*args, "--qrels", "b"])
+    result = CliRunner().invoke(app, [*args, "--qrels", "b", "--store"])
     assert result.exit_code == 0, result.output
     with Warehouse(path) as wh:       # scores stored for b only; a later compare names b too
         assert wh.con.execute("SELECT DISTINCT qrels FROM topic_score").fetchall() == [("b",)]

@@ -88,9 +88,18 @@ def test_the_first_dialect_that_knows_a_word_decides():
     assert parse_measures(["ntcir:AP"])[0].mdef.name == "AP"
 
 
+def test_a_name_differing_only_in_case_means_the_measure():
+    """MAP, NDCG@10, p@10: a name that differs from the catalog's only in case means it when
+    every name it could be is the same measure (issue 29: `WHERE measure = 'map'` finds the
+    scores asked for as MAP)."""
+    assert [r.stored_name() for r in parse_measures(["MAP"])] == ["map"]
+    assert [r.stored_name() for r in parse_measures(["NDCG@10"])] == ["ndcg_cut_10"]
+    assert [r.stored_name() for r in parse_measures(["p@10"])] == ["P_10"]
+
+
 @pytest.mark.parametrize(("text", "message"), [
     ("P@1.5", "P@1.5"),
-    ("MAP", "did you mean"),
+    ("MAPP", "did you mean"),
     ("nDCG@", "nDCG@"),
     ("SetF(gamma=1)", "gamma"),
     ("-m", "not a measure name"),
@@ -122,7 +131,7 @@ def sample(tmp_path_factory):
 def _invoke(*args) -> str:
     result = CliRunner().invoke(app, list(args))
     assert result.exit_code == 0, result.output
-    return result.output
+    return result.stdout
 
 
 def test_irw_eval_reads_every_spelling_alike(sample):

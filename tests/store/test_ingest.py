@@ -302,7 +302,7 @@ def test_interrupted_store_leaves_old_scores(wh_path):
 
 def test_warehouse_errors_are_one_line(wh_path):
     for args, message in [
-        (("eval", "-C", "nope", "-w", wh_path), "no qrels in campaign 'nope'"),
+        (("eval", "-C", "nope", "-w", wh_path), "no campaign 'nope' in the warehouse"),
         (("eval", "-C", "c", "--run", "nope", "-w", wh_path), "no run 'nope'"),
         (("eval", "-C", "c", "-m", "nonsense", "-w", wh_path), "unknown measure 'nonsense'"),
     ]:

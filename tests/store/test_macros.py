@@ -23,7 +23,8 @@ import duckdb
 import pytest
 
 from irwarehouse.api import Warehouse
-from irwarehouse.engine.evaluate import EvalOptions, evaluate, evaluate_macros, macro_call
+from irwarehouse.engine.evaluate import EvalOptions, evaluate
+from tests.helpers.macro_calls import evaluate_macros, macro_call
 from irwarehouse.measures import MeasureRequest, parse_measures, registry
 from tests.helpers.catalog import default_request
 from tests.helpers.paths import DATA, TEST_DATA

@@ -75,6 +75,8 @@ def _value(column: str, kind: str, ids: dict, name: str):
         return ids["run_id"]
     if kind.endswith("[]"):
         return []
+    if kind.startswith("MAP("):
+        return {}
     if kind in ("INTEGER", "BIGINT", "DOUBLE", "FLOAT"):
         return 0
     if kind == "BOOLEAN":
