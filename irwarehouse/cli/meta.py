@@ -25,7 +25,7 @@ from .common import (
     note,
     open_warehouse,
 )
-from .options import evaluation_options
+from .options import QrelsOpt, evaluation_options
 
 Variant = choices("Variant", "bootstrap", "halves")
 
@@ -238,10 +238,7 @@ def pool(campaign: Annotated[str | None, typer.Option(
          team_pattern: Annotated[str | None, typer.Option(
              "--team-pattern", help="Regex on the run name giving its team (group 1 or the "
              "match), e.g. '^[A-Za-z]+'; default: the stored team, else the run name.")] = None,
-         qrels: Annotated[str | None, typer.Option("--qrels", help="The qrels the pool is "
-                                                      "for: recorded with the pool, and used "
-                                                      "for the judged / relevant counts.")]
-         = None,
+         qrels: QrelsOpt = None,
          replace: Annotated[bool, typer.Option(help="Replace a pool of the same name.")] = False,
          list_pools: Annotated[bool, typer.Option(
              "--list", help="Instead, list the stored pools and how each was built (depth, "
@@ -303,7 +300,7 @@ def loo(campaign: Campaign, measure: Measures,
                          "built the same way (else an error naming the difference).")] = None,
         team_pattern: Annotated[str | None, typer.Option("--team-pattern", help="Team regex "
                                 "of the pool (see irw meta pool).")] = None,
-        qrels: Annotated[str | None, typer.Option("--qrels", help="The full qrels.")] = None,
+        qrels: QrelsOpt = None,
         keep: Annotated[bool, typer.Option(help="Keep the derived LOO qrels in the "
                                            "warehouse.")] = False,
         per_run: Annotated[bool, typer.Option("--per-run", help="One row per run and "

@@ -22,6 +22,7 @@ from .common import (
     meta_app,
     open_warehouse,
 )
+from .options import QrelsOpt
 
 online_app = typer.Typer(help="Sessions, click logs, A/B tests and side-by-side preferences.",
                          no_args_is_help=True)
@@ -200,8 +201,7 @@ def online_eval(
                        "user-oriented measure (repeatable), e.g. -m sDCG@10 -m CTR -m "
                        "'U_click(traversal=linear)' -m 'E(b=0.5)@10'.")],
     run: Annotated[str | None, typer.Option("--run", help="Only this system/run.")] = None,
-    qrels: Annotated[str | None, typer.Option("--qrels", help="Which stored qrels.")]
-    = None,
+    qrels: QrelsOpt = None,
     level: Annotated[Level, typer.Option(help="session: one value per session (its id in "
                      "the topic column); topic: the mean over the sessions of each topic.")]
     = Level.session,
@@ -298,8 +298,7 @@ def meta_predictive_power(
     measure: Annotated[list[str] | None, typer.Option("--measure", "-m", help="Stored "
                        "measure (repeatable; default: every measure stored for the "
                        "campaign).")] = None,
-    qrels: Annotated[str | None, typer.Option("--qrels", help="Scores of this qrels.")]
-    = None,
+    qrels: QrelsOpt = None,
     fmt: TableFormatOpt = TableFormat.table,
     warehouse: WarehouseOpt = None,
 ):

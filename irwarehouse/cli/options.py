@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from ..request.options import OPTIONS, Option, settings_of
+from ..request.options import BY_FIELD, OPTIONS, Option, settings_of
 
 
 def _choices(option: Option) -> type[Enum]:
@@ -74,3 +74,7 @@ def fast_spec() -> tuple[dict[str, tuple[str, object]], dict[str, str], set[str]
         if option.kind == "choice":
             choices[option.field] = _CHOICES[option.field]
     return switches, values, ints, choices
+
+
+# --qrels alone, for the commands that take no other evaluation option (pools, LOO, online)
+QrelsOpt = annotation(BY_FIELD["qrels"])

@@ -86,7 +86,9 @@ def make_rng(rng) -> tuple[np.random.Generator, int | None]:
     if isinstance(rng, np.random.Generator):
         return rng, None
     if rng is None:
-        seed = int(np.random.SeedSequence().entropy)
+        # 63 bits of fresh entropy: a seed `irw compare --store` records (significance.seed is
+        # a BIGINT) and a user can type back
+        seed = int(np.random.SeedSequence().entropy) % 2**63
         return np.random.default_rng(seed), seed
     if isinstance(rng, bool) or not isinstance(rng, numbers.Integral) or rng < 0:
         raise ValueError(
