@@ -179,7 +179,7 @@ class Warehouse:
         """The topics x runs matrix of one measure (engine.matrix.ScoreMatrix), the input of
         irwarehouse.stats: stored scores, or evaluated (and stored with `store`) for the runs
         that have none. Several campaigns: runs named "campaign/run", on shared topics."""
-        from .engine.comparison import matrix_for
+        from .request.comparison import matrix_for
         campaigns = [campaign] if isinstance(campaign, str) else list(campaign)
         return matrix_for(self, campaigns, measure, runs, missing,
                           _settings(options, qrels, option_values), store=store)
@@ -191,7 +191,7 @@ class Warehouse:
                 store: bool = False, tie_rule: str = "ge", **option_values) -> list:
         """`irw compare`: every pair of runs under one significance test, per measure; a list
         of (stats.Comparison, ScoreMatrix), one per measure, in the order given."""
-        from .engine.comparison import matrices_for, run_tests
+        from .request.comparison import matrices_for, run_tests
         campaigns = [campaign] if isinstance(campaign, str) else list(campaign)
         names = [measures] if isinstance(measures, str) else list(measures)
         matrices = matrices_for(self, campaigns, names, runs, missing,
@@ -229,7 +229,7 @@ def _settings(options, qrels: str | None, option_values: dict):
     """The request's settings from the API's arguments: an EvalOptions (every option), an
     EvalSettings, or keyword options (threshold=2, order="file", ...), and a qrels name."""
     from .meta.load import request_settings
-    from .request.options import EvalSettings, settings_of
+    from .options import EvalSettings, settings_of
     if option_values:
         if options is not None:
             raise TypeError("give either options= or keyword options, not both")

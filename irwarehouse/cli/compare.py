@@ -68,7 +68,7 @@ def compare(
     campaign's evaluation profile (`irw campaign set`) unless the evaluation options say
     otherwise; stderr names the qrels and options used."""
     def body():
-        from ..engine import comparison as cmp
+        from ..request import comparison as cmp
         from ..engine.checks import missing_warnings, resampling_warnings
         from ..errors import IrwError
         from ..store.results import store_significance

@@ -22,8 +22,8 @@ def demo(
     trec_eval's and NTCIREVAL's measures, the per-topic scores stored, queried and compared."""
     def body():
         from ..api import Warehouse
-        from ..engine import comparison as cmp
-        from ..request.options import EvalSettings
+        from ..request import comparison as cmp
+        from ..options import EvalSettings
         from ..writers import render
         from ..writers.comparison import table_text
         data = _data_dir()

@@ -187,7 +187,7 @@ def measures(
     `irw measures ERR@20` prints the measure the name resolves to (canonical name, the tool
     whose name it is, its parameters as bound), its definition and its source."""
     def body():
-        from ..measures.explain import explain, listing
+        from ..request.explain import explain, listing
         if not name:
             typer.echo(listing())
             return

@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from ..request.options import BY_FIELD, OPTIONS, Option, settings_of
+from ..options import BY_FIELD, OPTIONS, Option, settings_of
 
 
 def _choices(option: Option) -> type[Enum]:

@@ -10,7 +10,7 @@ import duckdb
 
 from ..errors import MeasureError
 from ..measures import MeasureRequest
-from ..request.options import EvalOptions
+from ..options import EvalOptions
 from ..sqlfiles import builder, context_relations, context_section, relations_read
 from ..store.connection import install_macros
 from . import diversity

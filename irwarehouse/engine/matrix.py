@@ -95,10 +95,9 @@ def score_matrix(con, *, campaigns: list[str], measure: str, runs: list[str] | N
     one value for every campaign or a dict campaign -> value. Topics a run lacks:
     matrix_from_rows's `missing`. Stored scores only: irwarehouse.request.evaluation.scores
     also evaluates what is not stored."""
-    from ..request.evaluation import score_name
+    name = stored_name(measure)
     rows = []
     for campaign in campaigns:
-        name = score_name(con, campaign, measure)[0]
         rows += con.execute("""
             SELECT campaign, run, topic, value, options, family, qrels
             FROM topic_score
@@ -132,6 +131,18 @@ def score_matrix(con, *, campaigns: list[str], measure: str, runs: list[str] | N
             raise WarehouseError(f"no stored scores for run {absent[0]!r}")
     return matrix_from_rows([(r, t, v) for (r, t), v in cells.items()], measure, missing,
                             summary_of(con, rows[0][5]))
+
+
+def stored_name(measure: str) -> str:
+    """The name a measure's scores are stored under: a ranked-list measure's canonical name
+    (AP: map), any other name as written (session, click and text scores: CTR, ROUGE-1-R)."""
+    from ..errors import MeasureError
+    from ..measures import parse_measures
+    try:
+        requests = parse_measures([measure])
+    except MeasureError:
+        return measure
+    return requests[0].stored_name() if len(requests) == 1 else measure
 
 
 def _of(value, campaign: str):

@@ -1,12 +1,12 @@
 """The campaign profile (`irw campaign set`, table campaign_profile): the qrels and evaluation
 options a campaign is evaluated with unless a request says otherwise. Its columns are those the
-declaration of the options names (irwarehouse.request.options.OPTIONS, `profile`); the metric
+declaration of the options names (irwarehouse.options.OPTIONS, `profile`); the metric
 macros read the same table for their defaults (irwarehouse.store.macros)."""
 
 from __future__ import annotations
 
 from ..errors import WarehouseError
-from ..request.options import OPTIONS, EvalSettings
+from ..options import OPTIONS, EvalSettings
 from ..store.ingest import campaign_id, transaction
 
 PROFILE = "the campaign's profile"
@@ -62,16 +62,6 @@ def save_profile(con, campaign: str, settings: EvalSettings) -> EvalSettings:
                      else None, list((gain_map or {}).values()) if gain_map is not None
                      else None])
     return merged
-
-
-def backfill_gain_maps(con) -> None:
-    """Profiles saved before campaign_profile had gain_map: their gains as a table."""
-    from ..measures import parse_gains
-    for cid, gains in con.execute("SELECT campaign_id, gains FROM campaign_profile "
-                                  "WHERE gains IS NOT NULL AND gain_map IS NULL").fetchall():
-        table = parse_gains(gains, monotone=False)
-        con.execute("UPDATE campaign_profile SET gain_map = map(?::INTEGER[], ?::DOUBLE[]) "
-                    "WHERE campaign_id = ?", [list(table), list(table.values()), cid])
 
 
 def clear_profile(con, campaign: str) -> bool:

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from ..errors import MeasureError
 from .catalog import MeasureDef, Spelling, in_set, names, registry, set_names
 from .grammar import Name, parse, printed_form, split_list
-from .values import header_default, number, parse_cutoffs, parse_gains, short
+from .values import canonical_gains, header_default, number, parse_cutoffs, parse_gains, short
 
 DIALECT_ORDER = ("trec_eval", "ndeval", "irw", "ir_measures", "ranx", "sakai2014", "ntcireval")
 TREC_SETS = ("all_trec", "official", "set")          # trec_eval's nicknames (measures.c)
@@ -112,12 +112,10 @@ class MeasureRequest:
     @staticmethod
     def _default_arg(p, value, gains) -> bool:
         if p.name == "gains" and p.type == "MAP" and gains is not None:
-            from ..request.options import canonical_gains
             if canonical_gains(value or {}) == canonical_gains(gains):
                 return True
         default = header_default(p)
         if p.type == "MAP":
-            from ..request.options import canonical_gains
             return p.name == "gains" and canonical_gains(value or {}) == \
                 canonical_gains(default or {}) or value == default
         return value == default

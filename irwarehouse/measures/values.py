@@ -95,3 +95,10 @@ def header_default(p) -> object:
     if p.type.endswith("[]"):
         return [float(x) for x in text.strip("[]").split(",")]
     return number(text, p.type, p.name)
+
+
+def canonical_gains(pairs) -> tuple[tuple[int, float], ...]:
+    """Gains as the sorted (level, gain) pairs that differ from gain = level (the default for a
+    level not listed), so that `-g 1:2` and no -g are one option set."""
+    items = pairs.items() if isinstance(pairs, dict) else pairs
+    return tuple(sorted((int(lv), float(g)) for lv, g in items if float(g) != float(lv)))

@@ -9,7 +9,7 @@ import numpy as np
 from ..engine.matrix import ScoreMatrix, matrix_from_rows
 from ..errors import MeasureError
 from ..request.evaluation import score_name  # noqa: F401  (the one lookup, used here before)
-from ..request.options import EvalOptions, EvalSettings
+from ..options import EvalOptions, EvalSettings
 from ._common import MetricSet
 
 

@@ -271,7 +271,7 @@ def campaign_report(wh, campaign: str, out_dir: str | Path, *, measures: list[st
         specs = scope.ranked_specs + [spec for spec in scatter or () if spec not in scope.text]
         qrels_name, options = ensure_scores(wh, campaign, scope.qrels,
                                             specs + [PR_SPEC, *RANK_SPECS], settings, report)
-        from ..request.options import parse_described
+        from ..options import parse_described
         flags = parse_described(options).flags() or "trec_eval's defaults"
     filed = {n: scope.text.get(n, (qrels_name, options))
              for n in names + [n[0] for n in scatter_names or ()]}

@@ -3,6 +3,8 @@ stored first when some run of the campaign lacks them."""
 
 from __future__ import annotations
 
+from ..request.evaluation import ranked_runs  # noqa: F401  (the reports' list of ranked runs)
+
 
 def ensure_scores(wh, campaign: str, qrels: str | None, specs: list[str], given=None,
                   report=None, options_text: str | None = None) -> tuple[str, str]:
@@ -13,7 +15,7 @@ def ensure_scores(wh, campaign: str, qrels: str | None, specs: list[str], given=
     from dataclasses import replace
 
     from ..request.evaluation import scope, scores
-    from ..request.options import EvalSettings, parse_described
+    from ..options import EvalSettings, parse_described
     given = given or EvalSettings()
     if options_text is not None:
         given = parse_described(options_text).as_settings()
@@ -37,13 +39,3 @@ def measure_names(specs: list[str], options=None) -> list[str]:
         names += [n for n in (req.stored_name(gains) for req in parse_measures([spec]))
                   if n not in names]
     return names
-
-
-def ranked_runs(con, campaign: str) -> list[str]:
-    """The runs of the campaign with ranked rows: runs of text outputs (irw ingest texts) have
-    none, and get no ranked scores."""
-    rows = con.execute("""
-        SELECT r.name FROM run r JOIN campaign c USING (campaign_id)
-        WHERE c.name = ? AND EXISTS (SELECT 1 FROM run_row x WHERE x.run_id = r.run_id)
-        ORDER BY r.name""", [campaign]).fetchall()
-    return [r for (r,) in rows]

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..errors import IrwError, MeasureError, WarehouseError
-from .options import EvalOptions, EvalSettings
+from ..options import EvalOptions, EvalSettings
 
 PROFILE = "the campaign's profile"
 
@@ -271,11 +271,20 @@ def _ranked_runs(con, campaign: str, runs: list[str] | None) -> list[str]:
     if runs:
         run_ids(con, campaign, runs)                 # each named run exists
         return list(runs)
-    from ..report.scores import ranked_runs
     found = ranked_runs(con, campaign)
     if not found:
         raise WarehouseError(f"no runs with ranked lists in campaign {campaign!r}")
     return found
+
+
+def ranked_runs(con, campaign: str) -> list[str]:
+    """The runs of the campaign with ranked rows: runs of text outputs (irw ingest texts) and
+    session logs have none, and get no ranked scores."""
+    rows = con.execute("""
+        SELECT r.name FROM run r JOIN campaign c USING (campaign_id)
+        WHERE c.name = ? AND EXISTS (SELECT 1 FROM run_row x WHERE x.run_id = r.run_id)
+        ORDER BY r.name""", [campaign]).fetchall()
+    return [r for (r,) in rows]
 
 
 def _stored_text_scores(con, where: Scope, label: str, runs, store: bool = False

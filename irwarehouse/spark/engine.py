@@ -23,7 +23,7 @@ from pathlib import Path
 
 from sqlglot import exp
 
-from ..request.options import SQL_OPTIONS
+from ..options import SQL_OPTIONS
 from ..engine.evaluate import EvalOptions, EvalResult, Rows
 from ..errors import IrwError, MeasureError
 from ..measures import MeasureRequest

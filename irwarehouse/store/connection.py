@@ -167,10 +167,9 @@ def _backfill(con: duckdb.DuckDBPyConnection) -> None:
     """What a warehouse made by an older version lacks: trec_eval 9 ranks of stored runs,
     their list lengths (run_list) and judged rows (judged_row), and the catalog measure of
     stored scores (score.family)."""
-    from ..engine.settings import backfill_gain_maps
     from .ingest import store_judged_rows
     from .integrity import backfill_digests
-    from .rekey import rekey_scores
+    from .rekey import backfill_gain_maps, rekey_scores
     con.execute("""
         UPDATE run_row SET score_rank = ranked.r
         FROM (SELECT rowid AS rid,

@@ -11,7 +11,7 @@ analyst calls is
                [, gains := NULL for the diversity measures that read per-intent gains])
 
 An evaluation option not given takes the campaign's profile value (`irw campaign set`), else
-its default (irwarehouse.request.options declares both); an explicit argument wins. So does the
+its default (irwarehouse.options declares both); an explicit argument wins. So does the
 qrels (the profile's, else the campaign's only one) and a measure's `gains` (the profile's -g).
 
 The body first reads every argument in a CTE without a FROM clause (ev_args), so that an
@@ -29,7 +29,7 @@ from __future__ import annotations
 from ..errors import SqlAssetError
 from ..measures.catalog import MeasureDef, ParamDef
 from ..measures.portability import measure_portability
-from ..request.options import SQL_OPTIONS
+from ..options import SQL_OPTIONS
 from ..sqlfiles import builder
 
 # The evaluation options of every metric macro: (name, SQL type, default); NULL: the profile's
@@ -60,7 +60,7 @@ def _default(p: ParamDef) -> str:
 
 
 def _literal(value) -> str:
-    """An option's default (request.options.OPTIONS) as an SQL literal."""
+    """An option's default (irwarehouse.options.OPTIONS) as an SQL literal."""
     if value is None:
         return "NULL"
     if isinstance(value, bool):

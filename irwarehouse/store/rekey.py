@@ -9,7 +9,7 @@ so the same value) become one, the newest."""
 from __future__ import annotations
 
 from ..errors import IrwError
-from ..request.options import SQL_OPTIONS, parse_described
+from ..options import SQL_OPTIONS, parse_described
 
 _COLUMNS = [o.sql for o in SQL_OPTIONS]
 
@@ -64,3 +64,13 @@ def _merge_spellings(con) -> int:
                 FROM score WHERE relevance_level IS NOT NULL)
             WHERE n > 1)""")
     return before - con.execute("SELECT count(*) FROM score").fetchone()[0]
+
+
+def backfill_gain_maps(con) -> None:
+    """Profiles saved before campaign_profile had gain_map: their gains as a table."""
+    from ..measures import parse_gains
+    for cid, gains in con.execute("SELECT campaign_id, gains FROM campaign_profile "
+                                  "WHERE gains IS NOT NULL AND gain_map IS NULL").fetchall():
+        table = parse_gains(gains, monotone=False)
+        con.execute("UPDATE campaign_profile SET gain_map = map(?::INTEGER[], ?::DOUBLE[]) "
+                    "WHERE campaign_id = ?", [list(table), list(table.values()), cid])

@@ -3,11 +3,11 @@
 
 from __future__ import annotations
 
-from ..request.options import SQL_OPTIONS
+from ..options import SQL_OPTIONS
 from .ingest import transaction
 
 # score's key columns beyond run, qrels and topic: the measure and its options (declared in
-# irwarehouse.request.options; validated names, never user input)
+# irwarehouse.options; validated names, never user input)
 _OPTION_COLUMNS = [o.sql for o in SQL_OPTIONS]
 
 

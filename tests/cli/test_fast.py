@@ -40,7 +40,7 @@ COMMAND_LINES = [
     ["--wait", "2.5", "-C", "c", "-m", "map"],
     ["-m", "map", "-m", "map", "-l", "1", "-l", "3", "q", "r"],          # the last -l wins
     ["-", "r"],
-    # every evaluation option, from its one declaration (irwarehouse/request/options.py)
+    # every evaluation option, from its one declaration (irwarehouse/options.py)
     ["--gains", "1:2", "-g", "exp:3", "--no-complete", "--judged-only", "--cutoffs", "1,10",
      "q", "r"],
     ["--complete", "--no-judged-only", "-C", "c", "--order", "rank"],

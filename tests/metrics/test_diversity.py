@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from irwarehouse.api import evaluate_files
-from irwarehouse.cli import measure_names
+from irwarehouse.request import layouts as measure_names
 from irwarehouse.engine.evaluate import EvalOptions, evaluate
 from irwarehouse.errors import MeasureError
 from irwarehouse.formats.intents import scheme_probabilities

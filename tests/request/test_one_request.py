@@ -318,14 +318,14 @@ def test_the_api_never_leaves_a_result_open(tmp_path):
 
 # -- the shape --------------------------------------------------------------------------------
 def test_each_option_is_declared_in_one_module():
-    """The flags of every evaluation option are written in irwarehouse/request/options.py only
+    """The flags of every evaluation option are written in irwarehouse/options.py only
     (`irw rouge`'s -l, -M and -c are ROUGE-1.5.5's own options, parsed by its drop-in); no
     command keeps the options in a global."""
-    from irwarehouse.request.options import OPTIONS
+    from irwarehouse.options import OPTIONS
     unique = {f for o in OPTIONS for flag in o.flags for f in flag.split("/")
               if f not in ("-l", "-M", "-c", "-g")}
     for path in (REPO / "irwarehouse").rglob("*.py"):
-        if path.name == "options.py" and path.parent.name == "request":
+        if path.name == "options.py" and path.parent.name == "irwarehouse":
             continue
         text = path.read_text()
         for flag in unique:

@@ -325,7 +325,7 @@ def test_an_older_warehouse_is_upgraded_on_its_first_read_write_open(tmp_path):
 def test_compare_and_meta_form_run_values_by_summary_kind(tmp_path):
     """The run values irw compare prints and meta ranks runs by are run_score's: gm_map's
     geometric mean, not the arithmetic mean of the per-topic values."""
-    from irwarehouse.engine import comparison as cmp
+    from irwarehouse.request import comparison as cmp
     from irwarehouse.meta.load import load_metrics
     from irwarehouse.writers.comparison import table_text
     reversed_run = tmp_path / "results.reversed"          # every topic, another ranking

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..errors import IrwError
-from .matrix import ScoreMatrix, matrix_from_rows
+from ..engine.matrix import ScoreMatrix, matrix_from_rows
 
 
 def matrices_for(wh, campaigns: list[str], measures: list[str], runs: list[str] | None,
@@ -18,8 +18,8 @@ def matrices_for(wh, campaigns: list[str], measures: list[str], runs: list[str] 
     scores are the request's (request.evaluation.scores: the given settings over its profile;
     stored, or evaluated and, with `store`, stored). `report(text)` is told which qrels and
     options each campaign's scores are of, and which were evaluated now."""
-    from ..request.evaluation import scope, scores
-    from .checks import matrix_campaigns
+    from ..engine.checks import matrix_campaigns
+    from .evaluation import scope, scores
     if not measures:
         raise IrwError("give at least one measure (-m)")
     several = len(campaigns) > 1

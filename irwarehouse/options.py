@@ -16,7 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
 
-from ..errors import MeasureError
+from .errors import MeasureError
+from .measures.values import canonical_gains
 
 ORDERS = ("score", "rank", "file")
 VERSIONS = (9, 10)
@@ -99,13 +100,6 @@ SQL_OPTIONS = tuple(o for o in OPTIONS if o.sql is not None)
 _STORED_ORDER = ("threshold", "judged_only", "depth", "complete", "order", "version", "gains")
 
 
-def canonical_gains(pairs) -> tuple[tuple[int, float], ...]:
-    """Gains as the sorted (level, gain) pairs that differ from gain = level (the default for a
-    level not listed), so that `-g 1:2` and no -g are one option set."""
-    items = pairs.items() if isinstance(pairs, dict) else pairs
-    return tuple(sorted((int(lv), float(g)) for lv, g in items if float(g) != float(lv)))
-
-
 @dataclass(frozen=True)
 class EvalOptions:
     """The resolved evaluation options of an evaluation (every field has its value)."""
@@ -174,7 +168,7 @@ def parse_described(text: str) -> EvalOptions:
                            complete=items["c"] == "1", order=items["order"],
                            version=int(items["v"]), gains=gains)
     except (KeyError, ValueError) as exc:
-        from ..errors import WarehouseError
+        from .errors import WarehouseError
         raise WarehouseError(f"stored option set {text!r} cannot be read ({exc})") from None
 
 
@@ -224,7 +218,7 @@ class EvalSettings:
     def eval_options(self, **defaults) -> EvalOptions:
         """The evaluation options these settings give, `defaults` (a layout's presets, e.g.
         NTCIREVAL's depth=1000, complete=True) then EvalOptions' defaults for the rest."""
-        from ..measures import parse_gains
+        from .measures import parse_gains
         values = dict(defaults)
         for option in SQL_OPTIONS:
             value = getattr(self, option.field)
@@ -249,7 +243,7 @@ class EvalSettings:
         (for the diversity measures: DIN-splitqrels' table, which need not increase with the
         level), --cutoffs as the cutoffs of `@k` names (none for the diversity layouts, whose
         cutoffs choose the measures instead)."""
-        from ..measures import NtcirSettings, parse_cutoffs, parse_gains
+        from .measures import NtcirSettings, parse_cutoffs, parse_gains
         gains = parse_gains(self.gains, monotone=not diversity) if self.gains else {}
         cutoffs = parse_cutoffs(self.cutoffs) if self.cutoffs and not diversity else (1000,)
         return NtcirSettings(gains=gains, cutoffs=cutoffs, prefer=prefer)

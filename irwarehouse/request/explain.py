@@ -6,8 +6,8 @@ from __future__ import annotations
 def listing() -> str:
     """One line per measure of the catalog: name, SQL file, parameters; the ranked-list
     measures, then the online and text measures."""
-    from ..request.domains import catalog_rows
-    from . import registry
+    from ..measures import registry
+    from .domains import catalog_rows
     lines = []
     for mdef in registry().values():
         params = ", ".join(f"{p.name} {p.type} = {p.default}" for p in mdef.params)
@@ -23,8 +23,8 @@ def explain(text: str) -> str:
     """What `text` means: every request it stands for, with definition and source (a session,
     click or text measure of the catalog likewise)."""
     from ..errors import MeasureError
-    from ..request.domains import explain as explain_domain
-    from . import parse_measures
+    from ..measures import parse_measures
+    from .domains import explain as explain_domain
     try:
         requests = parse_measures([text])
     except MeasureError:
