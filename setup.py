@@ -1,5 +1,5 @@
 """Packaging hook: a wheel carries the repository's sql/ folder as irwarehouse/_sql, where
-irwarehouse.sqlassets.sql_dir() looks first (an editable install reads sql/ in place)."""
+irwarehouse.sqlfiles.sql_dir() looks first (an editable install reads sql/ in place)."""
 
 import shutil
 from pathlib import Path

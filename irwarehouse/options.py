@@ -14,7 +14,7 @@ argument, a macro argument), the campaign's profile (`irw campaign set`), the de
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 
 from .errors import MeasureError
 from .measures.values import canonical_gains
@@ -205,11 +205,6 @@ class EvalSettings:
 
     def from_source(self, name: str) -> list[str]:
         return [f for f, s in self.source.items() if s == name]
-
-    @property
-    def sets_options(self) -> bool:
-        """Whether any evaluation option (not only the qrels) is set."""
-        return any(getattr(self, o.field) is not None for o in OPTIONS if o.field != "qrels")
 
     @property
     def empty(self) -> bool:

@@ -112,7 +112,7 @@ def _eval_campaign(campaign, runs, store, warehouse, *, layout, names, settings,
     from ..engine.checks import check_evaluation
     from ..request.evaluation import evaluate, scope
     with open_warehouse(warehouse, create=False, macros=False) as wh:
-        where = scope(wh.con, campaign, settings, presets=layout.presets)
+        where = scope(wh.con, campaign, settings, presets=layout.presets, measures=names)
         if where.from_profile:
             note(f"evaluated with {where.describe()}; see `irw campaign show {campaign}`")
         result = evaluate(wh.con, where, names, runs=runs, store=store,

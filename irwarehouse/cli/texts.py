@@ -9,7 +9,17 @@ from typing import Annotated
 
 import typer
 
-from .common import Campaign, WarehouseOpt, _guard, _warehouse_path, app, choices, ingest_app
+from .common import (
+    Campaign,
+    TableFormat,
+    TableFormatOpt,
+    WarehouseOpt,
+    _guard,
+    _warehouse_path,
+    app,
+    choices,
+    ingest_app,
+)
 
 TextKind = choices("TextKind", "outputs", "references", "rouge-config")
 
@@ -97,9 +107,11 @@ def nuggets_cmd(
         "stem_tokens.")] = None,
     store: Annotated[bool, typer.Option(help="Store the scores in `score`.")] = False,
     per_topic: Annotated[bool, typer.Option("-q", help="Per-topic values too.")] = False,
+    fmt: TableFormatOpt = TableFormat.table,
     warehouse: WarehouseOpt = None,
 ):
-    """Nugget and iUnit measures of every run (measure, run, topic|all, value)."""
+    """Nugget and iUnit measures of every run (measure, run, topic|all, value); also
+    `irw eval -C C -m nuggetF` with the campaign's only nugget set."""
     def body():
         from ..texts.nuggets import evaluate_nuggets, parse_params, store_nugget_scores
         with _connection(warehouse, create=False) as con:
@@ -108,11 +120,17 @@ def nuggets_cmd(
                 store_nugget_scores(con, campaign, nuggets, rows)
         if not rows:
             typer.echo("irw: warning: no run has an output for a topic of the set", err=True)
-        means: dict = {}
+        records, means = [], {}
         for name, run, topic, value, _ in rows:
             if per_topic:
-                typer.echo(f"{name}\t{run}\t{topic}\t{value:.4f}")
+                records.append({"measure": name, "run": run, "topic": topic, "value": value})
             means.setdefault((name, run), []).append(value)
-        for (name, run), values in means.items():
-            typer.echo(f"{name}\t{run}\tall\t{sum(values) / len(values):.4f}")
+        records += [{"measure": name, "run": run, "topic": "all",
+                     "value": sum(values) / len(values)} for (name, run), values in means.items()]
+        if fmt == TableFormat.table:            # the tab-separated lines of earlier releases
+            for r in records:
+                typer.echo(f"{r['measure']}\t{r['run']}\t{r['topic']}\t{r['value']:.4f}")
+        else:
+            from ..meta.render import render
+            typer.echo(render(records, fmt.value), nl=False)
     _guard(body)

@@ -11,7 +11,6 @@ does not depend on which other topics exist.
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -238,5 +237,3 @@ def summarise(con, campaign: str, *, name: str | None = None, B: int = 1000, see
     return out
 
 
-def summary_json(summaries) -> str:
-    return "\n".join(json.dumps(s.record()) for s in summaries) + "\n"

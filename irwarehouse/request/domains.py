@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..errors import IrwError, MeasureError, WarehouseError
+from ..errors import MeasureError, WarehouseError
 
 # ROUGE's printed measures: ROUGE-1-R, ROUGE-L-F, ROUGE-W-1.2-P, ROUGE-SU4-F, ROUGE-S*-R
 _ROUGE = re.compile(r"^ROUGE-(?:(?P<n>[1-9])|(?P<l>L)|W-(?P<w>[0-9.]+)|(?P<s>SU?)(?P<gap>[0-9]+|\*))"
@@ -167,14 +167,12 @@ def explain(label: str) -> str | None:
             raise MeasureError(f"{label}: no catalog row for it")
     params = ", ".join(f"{p['name']}={p['default']}" for p in row[2]
                        if p["name"] not in ("campaign",))
-    return "\n".join([
-        f"{label} -> {found.name if found else row[0]}: measure {row[0]} ({row[11]}; "
-        f"sql/{row[8]}.sql, macro {row[1]})",
-        f"  parameters: {params}",
-        f"  evaluated by: irw eval -C CAMPAIGN -m {label} (needs "
-        f"{INGEST_HINT[(found.family if found else _family_of(row))].split(':')[0]})",
-        f"  definition: {row[6]}",
-        f"  source: {row[7]}"])
+    needs = INGEST_HINT[found.family if found else _family_of(row)].split(":")[0]
+    head = (f"{label} -> {found.name if found else row[0]}: measure {row[0]} ({row[11]}; "
+            f"sql/{row[8]}.sql, macro {row[1]})")
+    return "\n".join([head, f"  parameters: {params}",
+                      f"  evaluated by: irw eval -C CAMPAIGN -m {label} (needs {needs})",
+                      f"  definition: {row[6]}", f"  source: {row[7]}"])
 
 
 def _catalog_name(found: DomainMeasure) -> str:
@@ -190,10 +188,3 @@ def _catalog_name(found: DomainMeasure) -> str:
 def _family_of(row) -> str:
     return "rouge" if row[0] == "ROUGE" else "nuggets" if row[11] == "texts" else \
         row[8].split("/")[-1]
-
-
-def is_measure(label: str) -> bool:
-    try:
-        return domain_measure(label) is not None
-    except IrwError:
-        return False

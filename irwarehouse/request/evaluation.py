@@ -74,13 +74,14 @@ def scope(con, campaign: str, given: EvalSettings | None = None, *,
 def _any_ranked(con, campaign: str, labels: list[str]) -> bool:
     """Whether any name is a ranked-list measure; a name that is none (and is no score stored
     under that name) is the grammar's error."""
+    from ..measures import split_list
+    from .domains import domain_measure
     ranked = False
-    for label in labels:
-        try:
-            score_name(con, campaign, label)
-        except MeasureError:
-            raise
-        ranked = ranked or _is_ranked(label)
+    for label in (t for raw in labels for t in split_list(raw)):
+        if _is_ranked(label) or label == "runid":
+            ranked = True
+        elif domain_measure(label) is None:
+            score_name(con, campaign, label)       # stored under its name, or the error
     return ranked
 
 

@@ -43,10 +43,6 @@ def kept(what: str) -> None:
         _kept.append(what)
 
 
-def kept_so_far() -> list[str]:
-    return list(_kept)
-
-
 @contextmanager
 def deferred():
     """A block Ctrl-C does not cut: a COMMIT and the record of what it kept. An interrupt that

@@ -134,10 +134,3 @@ def sentence_tokens(sentences: list[str], options: TokenOptions) -> list[list[st
         kept = (keep_token(t, options) for t in clean_tokens(sentence))
         out.append([t for t in kept if t is not None])
     return out
-
-
-def read_summary(path: Path | str, fmt: str, options: TokenOptions, word_limit: int = 0,
-                 byte_limit: int = 0) -> list[list[str]]:
-    """A summary file as ROUGE scores it: counted tokens, sentence by sentence."""
-    sentences = truncate(read_sentences(path, fmt), word_limit, byte_limit)
-    return sentence_tokens(sentences, options)

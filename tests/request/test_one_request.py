@@ -243,6 +243,42 @@ def test_irw_eval_reaches_session_measures_and_names_what_is_missing(tmp_path):
     assert tsv.splitlines()[0].split("\t")[:2] == ["measure", "run"]
 
 
+def test_irw_eval_reaches_nugget_and_rouge_measures_over_stored_texts(tmp_path):
+    """nuggetF and ROUGE-x-{R,P,F} through irw eval -C: the values irw nuggets and irw rouge
+    --campaign give (their own code evaluates them)."""
+    files = {"out.tsv": "t1\tA\tthe cat sat on the mat\nt2\tA\tdogs bark\n"
+                        "t1\tB\ta dog sat\nt2\tB\tcats sleep\n",
+             "refs.tsv": "t1\tr1\tthe cat sat on the mat\nt2\tr1\tdogs bark at night\n",
+             "gold.tsv": "t1\tn1\t1\tcat\nt2\tn1\t1\tdogs\n",
+             "match.tsv": "t1\tA\tn1\t6\nt2\tA\tn1\t4\nt1\tB\tn1\t3\n",
+             "len.tsv": "t1\tA\t17\nt2\tA\t8\nt1\tB\t7\nt2\tB\t9\n"}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    w = tmp_path / "w.duckdb"
+    irw("init", "-w", w)
+    missing = irw("eval", "-C", "c", "-m", "ROUGE-1-R", "-w", w, code=1)
+    assert "no campaign 'c'" in missing.stderr
+    irw("ingest", "texts", tmp_path / "out.tsv", "-C", "c", "-w", w)
+    missing = irw("eval", "-C", "c", "-m", "ROUGE-1-R", "-w", w, code=1)
+    assert "irw ingest texts" in missing.stderr
+    irw("ingest", "texts", tmp_path / "refs.tsv", "-C", "c", "--kind", "references", "--name",
+        "refs", "-w", w)
+    irw("ingest", "nuggets", "-C", "c", "--name", "gold", "--gold", tmp_path / "gold.tsv",
+        "--matches", tmp_path / "match.tsv", "--lengths", tmp_path / "len.tsv", "-w", w)
+    rows = json.loads(irw("eval", "-C", "c", "-m", "nuggetF", "-m", "ROUGE-L-F", "-q", "-f",
+                          "json", "-w", w).stdout)
+    got = {(r["measure"], r["run"], r["topic"]): r["value"] for r in rows}
+    nuggets = json.loads(irw("nuggets", "-C", "c", "--nuggets", "gold", "-m", "nuggetF", "-q",
+                             "-f", "json", "-w", w).stdout)
+    for r in nuggets:
+        assert got[("nuggetF", r["run"], r["topic"])] == pytest.approx(r["value"], abs=1e-12)
+    rouge = irw("rouge", "--campaign", "c", "--references", "refs", "--warehouse", w, "-a",
+                "-d").stdout
+    for run, topic, f in re.findall(r"^(\w) ROUGE-L Eval (\w+)\.\w R:\S+ P:\S+ F:(\S+)$",
+                                    rouge, re.M):
+        assert f"{got[('ROUGE-L-F', run, topic)]:.5f}" == f
+
+
 # -- 5. irw compare takes several measures ----------------------------------------------------
 def test_compare_takes_several_measures(tmp_path):
     from tests.engine.test_comparison import _write_campaign
