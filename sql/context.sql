@@ -89,39 +89,50 @@ CAST(s AS DOUBLE) / 1208925819614629174706176.0;
 -- names a campaign or qrels that does not exist, and lists the choices when the campaign has
 -- several qrels and none is named.
 CREATE OR REPLACE MACRO ev_make_scope(campaign, qrels) AS TABLE
-WITH c AS (
-    SELECT any_value(c.campaign_id) AS campaign_id, count(*) AS n
-    FROM campaign c WHERE c.name = campaign
+WITH a AS (
+    -- each argument read once, where no table is in scope (an analyst's macro passes a scalar
+    -- subquery, or a column of the caller's row)
+    SELECT campaign AS campaign_name, qrels AS qrels_name
+),
+c AS (
+    SELECT any_value(c.campaign_id) AS campaign_id, count(c.campaign_id) AS n
+    FROM a LEFT JOIN campaign c ON c.name = a.campaign_name
 ),
 q AS (
-    SELECT any_value(q.qrels_id) AS qrels_id, count(*) AS n,
+    SELECT any_value(q.qrels_id) AS qrels_id, count(q.qrels_id) AS n,
            string_agg(q.name, ', ' ORDER BY q.name) AS names
-    FROM qrels q
-    WHERE q.campaign_id = (SELECT campaign_id FROM c) AND (qrels IS NULL OR q.name = qrels)
+    FROM a LEFT JOIN qrels q
+      ON q.campaign_id = (SELECT campaign_id FROM c)
+     AND (a.qrels_name IS NULL OR q.name = a.qrels_name)
 )
 SELECT c.campaign_id,
-       CASE WHEN campaign IS NULL THEN error('campaign := ''NAME'' is required')
-            WHEN c.n = 0 THEN error('no campaign ''' || campaign || ''' in the warehouse')
-            WHEN q.n = 0 AND qrels IS NOT NULL
-                THEN error('no qrels ''' || qrels || ''' in campaign ''' || campaign || '''')
-            WHEN q.n = 0 THEN error('campaign ''' || campaign || ''' has no qrels')
-            WHEN q.n > 1 THEN error('campaign ''' || campaign || ''' has several qrels ('
+       CASE WHEN a.campaign_name IS NULL THEN error('campaign := ''NAME'' is required')
+            WHEN c.n = 0 THEN error('no campaign ''' || a.campaign_name || ''' in the warehouse')
+            WHEN q.n = 0 AND a.qrels_name IS NOT NULL
+                THEN error('no qrels ''' || a.qrels_name || ''' in campaign '''
+                           || a.campaign_name || '''')
+            WHEN q.n = 0 THEN error('campaign ''' || a.campaign_name || ''' has no qrels')
+            WHEN q.n > 1 THEN error('campaign ''' || a.campaign_name || ''' has several qrels ('
                                     || q.names || '); choose one with qrels := ''NAME''')
             ELSE q.qrels_id END AS qrels_id
-FROM c, q;
+FROM a, c, q;
 
 -- relation: ev_runs
 -- The runs evaluated: every run of the campaign, or the one named (an error names a run that
 -- does not exist, or a campaign without runs).
 CREATE OR REPLACE MACRO ev_make_runs(run) AS TABLE
-WITH campaign_runs AS (
+WITH a AS (SELECT run AS run_name),            -- the argument read once (see ev_make_scope)
+campaign_runs AS (
     SELECT r.run_id, r.name FROM run r WHERE r.campaign_id = (SELECT campaign_id FROM ev_scope)
+),
+chosen AS (
+    SELECT cr.run_id FROM campaign_runs cr, a WHERE a.run_name IS NULL OR cr.name = a.run_name
 )
-SELECT run_id FROM campaign_runs WHERE run IS NULL OR name = run
+SELECT run_id FROM chosen
 UNION ALL
-SELECT CAST(error(CASE WHEN run IS NULL THEN 'the campaign has no runs'
-                       ELSE 'no run ''' || run || ''' in the campaign' END) AS INTEGER)
-WHERE NOT EXISTS (SELECT 1 FROM campaign_runs WHERE run IS NULL OR name = run);
+SELECT CAST(error(CASE WHEN a.run_name IS NULL THEN 'the campaign has no runs'
+                       ELSE 'no run ''' || a.run_name || ''' in the campaign' END) AS INTEGER)
+FROM a WHERE NOT EXISTS (SELECT 1 FROM chosen);
 
 -- relation: ev_options
 -- The options a few measures read besides the ranking: the trec_eval version, -c, and whether
