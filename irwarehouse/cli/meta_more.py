@@ -114,23 +114,26 @@ def standardise(campaign: Campaign, measure: Measures, run: Runs = None, qrels: 
     _guard(body)
 
 
+def _per_measure(warehouse, campaign, measure, run, qrels, missing, fmt, rows_of) -> None:
+    """Load the score matrix and emit rows_of(measure, topics x runs matrix) for each measure."""
+    metrics = _load(warehouse, campaign, measure, run, qrels, missing)
+    _emit([row for m in metrics.measures for row in rows_of(m, metrics[m])], fmt)
+
+
 @meta_app.command()
 @with_eval_options
 def friedman(campaign: Campaign, measure: Measures, run: Runs = None, qrels: Qrels = None,
              fmt: TableFormatOpt = TableFormat.table, missing: MissingOpt = Missing.error,
              warehouse: WarehouseOpt = None):
     """Friedman test of the runs with topics as blocks (Kendall's W as effect size)."""
-    def body():
+    def rows_of(m, matrix):
         from ..stats import friedman as test
-        metrics = _load(warehouse, campaign, measure, run, qrels, missing)
-        records = []
-        for m in metrics.measures:
-            r = test(metrics[m])
-            records.append({"measure": m, "chi2": r.statistic, "df": r.df, "pvalue": r.pvalue,
-                            "kendall_w": r.effect_size, "topics": len(metrics.topics),
-                            "runs": len(metrics.runs)})
-        _emit(records, fmt)
-    _guard(body)
+        r = test(matrix)
+        return [{"measure": m, "chi2": r.statistic, "df": r.df, "pvalue": r.pvalue,
+                 "kendall_w": r.effect_size, "topics": matrix.shape[0],
+                 "runs": matrix.shape[1]}]
+    _guard(lambda: _per_measure(warehouse, campaign, measure, run, qrels, missing, fmt,
+                                rows_of))
 
 
 @meta_app.command()
@@ -139,17 +142,12 @@ def anova(campaign: Campaign, measure: Measures, run: Runs = None, qrels: Qrels 
           fmt: TableFormatOpt = TableFormat.table, missing: MissingOpt = Missing.error,
           warehouse: WarehouseOpt = None):
     """Two-way ANOVA without replication: runs and topics (F, p, partial eta squared)."""
-    def body():
+    def rows_of(m, matrix):
         from ..stats import anova_two_way
-        metrics = _load(warehouse, campaign, measure, run, qrels, missing)
-        records = []
-        for m in metrics.measures:
-            result = anova_two_way(metrics[m])
-            for row in (result.runs, result.topics, result.residual):
-                records.append({"measure": m, "source": row.source,
-                                "sum_of_squares": row.sum_of_squares, "df": row.df,
-                                "mean_square": row.mean_square, "F": row.statistic,
-                                "pvalue": row.pvalue,
-                                "partial_eta_squared": row.partial_eta_squared})
-        _emit(records, fmt)
-    _guard(body)
+        result = anova_two_way(matrix)
+        return [{"measure": m, "source": row.source, "sum_of_squares": row.sum_of_squares,
+                 "df": row.df, "mean_square": row.mean_square, "F": row.statistic,
+                 "pvalue": row.pvalue, "partial_eta_squared": row.partial_eta_squared}
+                for row in (result.runs, result.topics, result.residual)]
+    _guard(lambda: _per_measure(warehouse, campaign, measure, run, qrels, missing, fmt,
+                                rows_of))

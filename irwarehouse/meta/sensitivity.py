@@ -57,7 +57,7 @@ def bootstrap_sensitivity(metrics: MetricSet, *, alpha: float = 0.05, B: int = 1
 
 
 @dataclass(frozen=True)
-class UnpairedSensitivity:
+class UnpairedSensitivity(Sensitivity):
     """The Unpaired-Test version of the bootstrap sensitivity method, for summaries that are
     no mean of per-topic differences (GMAP's geometric mean; Sakai, IPSJ TOD 2007, sec 4.3 and
     its note on the Unpaired-Test version; Sakai, SIGIR 2006): every run pair gets the
@@ -66,30 +66,10 @@ class UnpairedSensitivity:
     pooled 2n scores; the estimated difference is the largest over the pairs of the
     ceil(B alpha)-th largest |d*b|, rounded to two significant figures."""
 
-    measure: str
-    statistic: str
-    n_significant: int
-    n_pairs: int
-    estimated_difference: float
-    raw_difference: float
-    alpha: float
-    B: int
-    seed: int | None
-
-    @property
-    def share(self) -> float:
-        return self.n_significant / self.n_pairs
-
-    def cell(self) -> str:
-        return f"{self.n_significant}/{self.n_pairs}={self.share:.0%}"
+    statistic: str = "mean"          # the summary tested: mean or gmean
 
     def record(self) -> dict:
-        return {"measure": self.measure, "test": "unpaired_bootstrap",
-                "statistic": self.statistic, "n_significant": self.n_significant,
-                "n_pairs": self.n_pairs, "share": self.share,
-                "estimated_difference": self.estimated_difference,
-                "raw_difference": self.raw_difference, "alpha": self.alpha, "B": self.B,
-                "seed": self.seed}
+        return {**super().record(), "test": "unpaired_bootstrap", "statistic": self.statistic}
 
 
 def unpaired_sensitivity(metrics: MetricSet, *, alpha: float = 0.05, B: int = 1000,
@@ -126,8 +106,8 @@ def unpaired_sensitivity(metrics: MetricSet, *, alpha: float = 0.05, B: int = 10
             asl = np.count_nonzero(at_least_as_extreme(null, observed)) / B
             significant += asl < alpha
             widest = max(widest, float(np.sort(null)[::-1][rank - 1]))
-        rows.append(UnpairedSensitivity(m, statistic, int(significant),
+        rows.append(UnpairedSensitivity(m, int(significant),
                                         matrix.shape[1] * (matrix.shape[1] - 1) // 2,
                                         round_significant(widest, 2), widest, alpha, B,
-                                        recorded))
+                                        recorded, statistic))
     return sorted(rows, key=lambda r: -r.n_significant)

@@ -15,15 +15,12 @@ from irwarehouse.errors import InputError
 from irwarehouse.store.connection import connect
 from irwarehouse.texts.nuggets import evaluate_nuggets
 from irwarehouse.texts.pyramid import ingest_pyramid
-
-
-def _write(path, lines):
-    path.write_text("".join("\t".join(map(str, f)) + "\n" for f in lines))
-    return path
+from tests.texts.test_nuggets_sql import _write
 
 
 @pytest.fixture
 def con():
+    """An in-memory warehouse."""
     c = connect(None, macros=False)
     yield c
     c.close()
