@@ -245,13 +245,23 @@ def measures(
     whose name it is, its parameters as bound), its definition and its source."""
     def body():
         from ..measures import registry
+        from ..errors import MeasureError
+        from .domain_measures import domain_listing, explain_domain
         if not name:
             for mdef in registry().values():
                 params = ", ".join(f"{p.name} {p.type} = {p.default}" for p in mdef.params)
                 typer.echo(f"{mdef.name:<24} {mdef.family + '.sql':<24} {params}")
+            for line in domain_listing():       # online and text measures (sql/online, texts)
+                typer.echo(line)
             return
         for text in name:
-            typer.echo(_explain(text))
+            try:
+                typer.echo(_explain(text))
+            except MeasureError:
+                domain = explain_domain(text)
+                if domain is None:
+                    raise
+                typer.echo(domain)
     _guard(body)
 
 

@@ -228,3 +228,18 @@ def test_irw_nuggets_evaluates_and_stores_bleu(tmp_path):
         rows = db.execute("SELECT topic, value FROM irw_bleu(campaign := 'c', refs := 'refs')"
                           " ORDER BY topic").fetchall()
     assert len(rows) == 3
+
+
+@pytest.mark.parametrize("name, macro", [("BLEU", "irw_bleu"), ("pyramid", "irw_pyramid"),
+                                         ("esnDCG@10", "irw_esndcg"),
+                                         ("sDCG_lowest_click", "irw_sdcg_lowest_click")])
+def test_irw_measures_answers_the_new_names(name, macro):
+    from typer.testing import CliRunner
+
+    from irwarehouse.cli import app
+    result = CliRunner().invoke(app, ["measures", name])
+    assert result.exit_code == 0, result.output
+    assert f"macro {macro})" in result.output.splitlines()[0]
+    assert "source: " in result.output
+    listing = CliRunner().invoke(app, ["measures"]).output
+    assert any(line.split()[0] == name.split("@")[0] for line in listing.splitlines())
