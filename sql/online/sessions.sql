@@ -369,7 +369,8 @@ reach (run_id, session, j, s, a, g) AS (
     SELECT DISTINCT run_id, session, 0, CAST(0 AS BIGINT), 1.0::DOUBLE, 0.0::DOUBLE FROM depth
     UNION ALL
     SELECT r.run_id, r.session, r.j + 1, r.s + sg.k,
-           sum(r.a * sg.p * p_reform), sum((r.g + r.a * sg.dcg) * sg.p * p_reform)
+           sum(r.a * sg.p * p_reform ORDER BY r.s),
+           sum((r.g + r.a * sg.dcg) * sg.p * p_reform ORDER BY r.s)
     FROM reach r
     JOIN segment sg ON sg.run_id = r.run_id AND sg.session = r.session AND sg.qnum = r.j + 1
                    AND sg.s = r.s
@@ -378,9 +379,11 @@ reach (run_id, session, j, s, a, g) AS (
 ),
 ends AS (    -- paths ending in list j + 1 with n = s + k documents
     SELECT r.run_id, r.session, r.s + sg.k AS n,
-           sum(r.a * sg.p * CASE WHEN r.j + 1 < sg.m THEN 1 - p_reform ELSE 1 END) AS prob,
+           sum(r.a * sg.p * CASE WHEN r.j + 1 < sg.m THEN 1 - p_reform ELSE 1 END
+               ORDER BY r.j, r.s) AS prob,
            sum((r.g + r.a * sg.dcg) * sg.p
-               * CASE WHEN r.j + 1 < sg.m THEN 1 - p_reform ELSE 1 END) AS dcg_mass
+               * CASE WHEN r.j + 1 < sg.m THEN 1 - p_reform ELSE 1 END
+               ORDER BY r.j, r.s) AS dcg_mass
     FROM reach r
     JOIN segment sg ON sg.run_id = r.run_id AND sg.session = r.session AND sg.qnum = r.j + 1
                    AND sg.s = r.s
@@ -392,7 +395,7 @@ ideal AS (   -- IDCG(n) for n = 1, 2, ...: the ideal list's top n
     FROM irw_session_ideal(campaign := campaign, qrels := qrels, gains := gains)
 ),
 normalised AS (
-    SELECT e.run_id, e.session, e.prob,
+    SELECT e.run_id, e.session, e.n, e.prob,
            CASE WHEN coalesce(i.idcg, 0) > 0 THEN e.dcg_mass / i.idcg ELSE 0.0 END AS v
     FROM ends e
     JOIN (SELECT DISTINCT run_id, session, topic FROM depth) st
@@ -400,7 +403,7 @@ normalised AS (
     LEFT JOIN ideal i ON i.topic = st.topic AND i.irank = least(e.n, i.size)
 )
 SELECT w.run_name AS run, n.session AS topic, w.topic AS session_topic,
-       sum(n.v ORDER BY n.v) AS value, sum(n.prob ORDER BY n.prob) AS probability
+       sum(n.v ORDER BY n.n) AS value, sum(n.prob ORDER BY n.n) AS probability
 FROM normalised n
 JOIN (SELECT DISTINCT run_id, run_name, session, topic FROM depth) w
   ON w.run_id = n.run_id AND w.session = n.session

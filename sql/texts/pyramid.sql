@@ -54,7 +54,7 @@ WITH pset AS (
     FROM peer p JOIN model_size m ON m.topic = p.topic
 ), best AS (       -- Max: the x heaviest SCUs, the last one counted in part when x is fractional
     SELECT o.run_id, o.topic,
-           sum(h.w * greatest(0.0, least(1.0, o.x - (h.k - 1)))) AS max_d
+           sum(h.w * greatest(0.0, least(1.0, o.x - (h.k - 1))) ORDER BY h.k) AS max_d
     FROM observed o JOIN heaviest h ON h.topic = o.topic
     GROUP BY o.run_id, o.topic
 )

@@ -182,3 +182,17 @@ def test_lowest_click_matches_oracle(tmp_path_factory, data):
 def test_catalog_lists_the_session_measures():
     names = {k for k in om.catalog()}
     assert {"esndcg", "sdcg_lowest_click", "nsdcg_lowest_click"} <= names
+
+
+def test_esndcg_is_bit_reproducible_across_threads(tmp_path):
+    rng = __import__("random").Random(4)
+    docs = [f"d{i}" for i in range(12)]
+    qrels = {("t1", d): rng.randint(0, 3) for d in docs}
+    rows = [_row(f"s{s}", q, r, d) for s in range(3) for q in range(1, 5)
+            for r, d in enumerate(rng.sample(docs, 6), 1)]
+    wh = warehouse(tmp_path, qrels, rows)
+    got = []
+    for threads in (1, 2, 4):
+        wh.con.execute(f"SET threads = {threads}")
+        got.append(values(wh, "esnDCG(p_down=0.7,p_reform=0.6)@5"))
+    assert got[0] == got[1] == got[2] and len(got[0]) == 3
