@@ -46,13 +46,7 @@ CASE WHEN tokenize = '13a' THEN irw_bleu_13a(CASE WHEN lowercase THEN lower(line
 CREATE OR REPLACE MACRO irw_bleu_counts(campaign := NULL, refs := NULL, lowercase := false,
                                         max_order := 4, tokenize := '13a') AS TABLE
 WITH guard AS (
-    SELECT CASE
-        WHEN NOT EXISTS (SELECT 1 FROM campaign c WHERE c.name = campaign)
-            THEN error(concat('no campaign ', campaign, ' in the warehouse'))
-        WHEN NOT EXISTS (SELECT 1 FROM qrels q JOIN campaign c ON c.campaign_id = q.campaign_id
-                         WHERE c.name = campaign AND q.name = refs AND q.format = 'text_references')
-            THEN error(concat('no reference texts ', refs, ' in campaign ', campaign))
-        ELSE 1 END AS ok
+    SELECT ok FROM irw_reference_guard(campaign := campaign, refs := refs)
 ), ref_text AS (
     SELECT t.topic, t.ref_id, string_agg(t.body, ' ' ORDER BY t.sentence) AS body
     FROM text_reference t JOIN qrels q ON q.qrels_id = t.qrels_id
