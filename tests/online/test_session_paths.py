@@ -126,7 +126,7 @@ def _oracle(lists: list[list[float]], ideal: list[float], p_down: float,
     return mass
 
 
-@settings(max_examples=25, deadline=None, derandomize=True,
+@settings(max_examples=15, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_esndcg_matches_path_enumeration(tmp_path_factory, data):
@@ -161,7 +161,7 @@ def _lowest_click_oracle(queries, qrels, bq=4.0, b=2.0):
     return total
 
 
-@settings(max_examples=25, deadline=None, derandomize=True,
+@settings(max_examples=15, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_lowest_click_matches_oracle(tmp_path_factory, data):
