@@ -62,7 +62,8 @@ def context_section(name: str) -> str:
 # The macros of the other evaluation domains, persistent in every warehouse beside the metric
 # macros and listed in measure_catalog too: their files in the order they are created.
 DOMAIN_FILES = {"online": ("sessions.sql", "clicks.sql", "user.sql"),
-                "texts": ("rouge.sql", "nuggets.sql", "iunits.sql")}
+                "texts": ("rouge.sql", "nuggets.sql", "iunits.sql", "bleu.sql",
+                          "pyramid.sql")}
 
 
 def domain_files() -> list[tuple[str, Path]]:

@@ -534,6 +534,27 @@ CREATE TABLE IF NOT EXISTS mobileclick_element (
     unit         VARCHAR NOT NULL,
     length       BIGINT NOT NULL
 );
+-- A pyramid of summary content units (Nenkova & Passonneau, NAACL 2004; `irw ingest pyramid`):
+-- a `qrels` row (format 'pyramid') and one row per (SCU, model summary that expresses it); an
+-- SCU's weight is the number of its model summaries.
+CREATE TABLE IF NOT EXISTS pyramid_scu (
+    qrels_id     INTEGER NOT NULL,
+    topic        VARCHAR NOT NULL,
+    scu          VARCHAR NOT NULL,
+    model        VARCHAR NOT NULL,
+    label        VARCHAR NOT NULL DEFAULT '',
+    PRIMARY KEY (qrels_id, topic, scu, model)
+);
+
+-- The content units of a run's (peer) summary annotated against a pyramid: scu NULL for a unit
+-- that matches no SCU of the pyramid (weight 0; it counts in the peer's SCU total X).
+CREATE TABLE IF NOT EXISTS pyramid_peer (
+    run_id       INTEGER NOT NULL,
+    qrels_id     INTEGER NOT NULL,
+    topic        VARCHAR NOT NULL,
+    unit_no      INTEGER NOT NULL,  -- order in the annotation file
+    scu          VARCHAR
+);
 -- ==== end of text outputs ==========================================================================
 -- ==== online evaluation (issue 16): sessions, clicks, interleaving, preferences ================
 -- A search log is stored as the rows a system showed; the system is a `run` of the campaign

@@ -19,6 +19,7 @@ from . import (  # noqa: F401
     housekeeping,
     ingest,
     meta,
+    meta_more,
     online,
     texts,
 )

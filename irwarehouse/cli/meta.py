@@ -30,7 +30,7 @@ from .options import QrelsOpt, evaluation_options
 Variant = choices("Variant", "bootstrap", "halves")
 
 
-Stat = choices("Stat", "kendall", "tau_ap", "spearman")
+Stat = choices("Stat", "kendall", "tau_ap", "spearman", "rbo")
 
 
 Measures = Annotated[list[str], typer.Option("--measure", "-m", help="Metric (repeatable), e.g. "
@@ -125,13 +125,17 @@ def discpower(campaign: Campaign, measure: Measures, run: Runs = None,
 @evaluation_options()
 def sensitivity(campaign: Campaign, measure: Measures, run: Runs = None,
                 seed: Seed = None, B: Resamples = None, alpha: Alpha = 0.05,
+                unpaired: Annotated[bool, typer.Option(
+                    "--unpaired", help="The Unpaired-Test version, for summaries that are no "
+                    "mean of differences (GMAP; Sakai, SIGIR 2006).")] = False,
                 fmt: TableFormatOpt = TableFormat.table, missing: MissingOpt = Missing.error,
                 warehouse: WarehouseOpt = None, *, settings):
     """Bootstrap sensitivity (Sakai, IPSJ TOD 2007, Table 4): significant pairs and estimated difference."""
     def body():
-        from ..meta.sensitivity import bootstrap_sensitivity
+        from ..meta.sensitivity import bootstrap_sensitivity, unpaired_sensitivity
         metrics = _load(warehouse, campaign, measure, run, settings, missing)
-        rows = bootstrap_sensitivity(metrics, alpha=alpha, B=B or 1000, rng=_seeded(seed))
+        method = unpaired_sensitivity if unpaired else bootstrap_sensitivity
+        rows = method(metrics, alpha=alpha, B=B or 1000, rng=_seeded(seed))
         records = [{**r.record(), "sensitivity": r.cell()} for r in rows]
         columns = ["measure", "sensitivity", "estimated_difference", "raw_difference", "B",
                    "seed"]
@@ -148,6 +152,9 @@ def swap(campaign: Campaign, measure: Measures, run: Runs = None,
          seed: Seed = None, B: Resamples = None,
          max_swap_rate: Annotated[float, typer.Option("--max-swap-rate")] = 0.05,
          bins: Annotated[bool, typer.Option("--bins", help="Swap rate of every bin.")] = False,
+         ttest: Annotated[float | None, typer.Option(
+             "--ttest", help="Count only differences a paired t-test finds significant at "
+             "this level on the first topic set (Sanderson & Zobel, SIGIR 2005).")] = None,
          fmt: TableFormatOpt = TableFormat.table, plot: Plot = None,
          missing: MissingOpt = Missing.error, warehouse: WarehouseOpt = None, *, settings):
     """Swap method (Sakai, IPSJ TOD 2007, Table 3): delta with swap rate <= 5% and who meets it."""
@@ -156,7 +163,7 @@ def swap(campaign: Campaign, measure: Measures, run: Runs = None,
         _check_plot(plot)
         metrics = _load(warehouse, campaign, measure, run, settings, missing)
         rows = sw.swap_table(metrics, variant=variant.value, B=B or 1000, rng=_seeded(seed),
-                             max_swap_rate=max_swap_rate)
+                             max_swap_rate=max_swap_rate, significance_alpha=ttest)
         if plot:
             sw.plot_swap_rates(rows, plot)
         if bins:
@@ -170,8 +177,9 @@ def swap(campaign: Campaign, measure: Measures, run: Runs = None,
 @evaluation_options()
 def rankcorr(campaign: Campaign, measure: Measures, run: Runs = None,
              stat: Annotated[list[Stat] | None, typer.Option(
-                 "--stat", help="kendall, tau_ap (symmetric), spearman (repeatable; default "
-                 "kendall and tau_ap).")] = None,
+                 "--stat", help="kendall, tau_ap (symmetric), spearman, rbo (RBO_ext, p = "
+                 "0.9; Webber et al., TOIS 2010) (repeatable; default kendall and tau_ap).")]
+             = None,
              agreement: Annotated[bool, typer.Option(
                  "--agreement", help="Instead: significantly different pairs in common "
                  "(Sakai, IPSJ JIP 2013, Table 4), with --test.")] = False,

@@ -1,6 +1,6 @@
 """Text outputs (irwarehouse.texts): `irw rouge`, `irw ingest texts`, `irw ingest nuggets`,
-`irw nuggets`. Only typer is imported here (the work is imported inside the commands, so
-`irw --help` stays fast)."""
+`irw ingest pyramid`, `irw nuggets`. Only typer is imported here (the work is imported inside
+the commands, so `irw --help` stays fast)."""
 
 from __future__ import annotations
 
@@ -95,16 +95,40 @@ def ingest_nuggets(
     _guard(body)
 
 
+@ingest_app.command("pyramid")
+def ingest_pyramid(
+    campaign: Campaign,
+    name: Annotated[str, typer.Option(help="Name of the pyramid.")],
+    scus: Annotated[Path | None, typer.Option(
+        help="topic scu model [label]: model summary `model` expresses SCU `scu`.")] = None,
+    peers: Annotated[Path | None, typer.Option(
+        help="topic run scu: a content unit of the run's summary expresses SCU `scu` "
+        "(- = matches no SCU).")] = None,
+    replace: Annotated[bool, typer.Option(help="Replace a pyramid of this name.")] = False,
+    warehouse: WarehouseOpt = None,
+):
+    """Ingest a pyramid of summary content units (Nenkova & Passonneau, NAACL 2004) and peer
+    annotations against it (one transaction); evaluate with irw nuggets -m pyramid."""
+    def body():
+        from ..texts.pyramid import ingest_pyramid as ingest
+        with _connection(warehouse) as con:
+            typer.echo(ingest(con, campaign, name, scus, peers, replace=replace))
+    _guard(body)
+
+
 @app.command("nuggets")
 def nuggets_cmd(
     campaign: Campaign,
-    nuggets: Annotated[str, typer.Option(help="The nugget / iUnit set.")],
+    nuggets: Annotated[str, typer.Option(help="The nugget / iUnit set; for BLEU the "
+                                         "reference texts, for pyramid the pyramid.")],
     measure: Annotated[list[str], typer.Option(
         "--measure", "-m", help="nuggetF, nuggetF_trec2003, nuggetF_trec2004, POURPRE, S, "
-        "T, S#, U-iUnit, M, strict_vital, strict_all, vital, all.")],
+        "T, S#, U-iUnit, M, strict_vital, strict_all, vital, all, BLEU, BLEU_corpus, "
+        "pyramid, pyramid_modified.")],
     param: Annotated[list[str] | None, typer.Option(
         "--param", "-p", help="name=value: beta, allowance, patience, partial, "
-        "stem_tokens.")] = None,
+        "stem_tokens; BLEU: lowercase, max_order, smooth_method, smooth_value, "
+        "effective_order, tokenize; pyramid: variant.")] = None,
     store: Annotated[bool, typer.Option(help="Store the scores in `score`.")] = False,
     per_topic: Annotated[bool, typer.Option("-q", help="Per-topic values too.")] = False,
     fmt: TableFormatOpt = TableFormat.table,
@@ -122,7 +146,7 @@ def nuggets_cmd(
             typer.echo("irw: warning: no run has an output for a topic of the set", err=True)
         records, means = [], {}
         for name, run, topic, value, _ in rows:
-            if per_topic:
+            if per_topic and topic != "all":       # BLEU_corpus: one row per run, 'all'
                 records.append({"measure": name, "run": run, "topic": topic, "value": value})
             means.setdefault((name, run), []).append(value)
         records += [{"measure": name, "run": run, "topic": "all",

@@ -156,10 +156,18 @@ def spearman_rho(x, y) -> float:
     return float(rx @ ry) / denominator if denominator else float("nan")
 
 
+def _rbo_ext(x, y) -> float:
+    """RBO_ext (p = 0.9) of the two system rankings (Webber, Moffat & Zobel, TOIS 2010;
+    irwarehouse.meta.rbo)."""
+    from .rbo import rbo_ext
+    return rbo_ext(x, y, p=0.9)
+
+
 STATISTICS = {
     "kendall": kendall_tau,
     "tau_ap": tau_ap_symmetric,
     "spearman": spearman_rho,
+    "rbo": _rbo_ext,
 }
 
 

@@ -16,6 +16,13 @@ swap rate <= ``max_swap_rate`` (5%); the largest |D| observed over both topic se
 and pair ("max."); delta / max; and the share of the comparisons (pairs x B) whose |D| >= delta.
 Bins are computed from |D| / width rounded to 9 decimals, so that a mean difference of exactly
 0.03 falls in the 0.03 bin despite floating-point noise.
+
+``significance_alpha`` (Sanderson & Zobel, SIGIR 2005) counts only the comparisons whose
+difference on the first topic set is significant by a two-sided paired t-test at that level
+(t = mean(d) / (sd(d) / sqrt(n)) over the set's per-topic differences, a topic drawn twice
+counted twice, n - 1 degrees of freedom; a set whose differences do not vary is significant
+when its mean difference is not 0): the swap rate among the differences a t-test would call
+significant.
 """
 
 from __future__ import annotations
@@ -45,6 +52,7 @@ class SwapResult:
     counts: np.ndarray               # comparisons per bin
     swaps: np.ndarray                # swaps per bin
     max_difference: float            # largest |D| on either topic set
+    significance_alpha: float | None = None   # Sanderson & Zobel's t-test filter
 
     @property
     def n_bins(self) -> int:
@@ -90,6 +98,7 @@ class SwapResult:
     def record(self) -> dict:
         nan_none = lambda x: None if np.isnan(x) else float(x)
         return {"measure": self.measure, "variant": self.variant, "B": self.B,
+                "significance_alpha": self.significance_alpha,
                 "seed": self.seed, "topics_per_set": self.n_topics_per_set,
                 "delta": nan_none(self.delta), "max_difference": self.max_difference,
                 "relative_delta": nan_none(self.relative_delta),
@@ -131,9 +140,25 @@ def _bins(abs_diff: np.ndarray, width: float, n_bins: int) -> np.ndarray:
     return np.minimum(np.floor(np.round(abs_diff / width, 9)), n_bins - 1).astype(np.intp)
 
 
+def _t_significant(matrix: np.ndarray, counts: np.ndarray, a, b, n: int,
+                   alpha: float) -> np.ndarray:
+    """(B, pairs): the paired t-test on each topic set (rows of `counts`) finds the pair's
+    difference significant at alpha (two-sided)."""
+    from ..stats.special import t_critical
+    diff = matrix[:, a] - matrix[:, b]
+    mean = counts @ diff / n
+    variance = np.maximum(counts @ (diff * diff) - n * mean * mean, 0.0) / (n - 1)
+    spread = np.sqrt(variance / n)
+    critical = t_critical(alpha, n - 1)
+    flat = spread <= TIE_TOLERANCE * np.maximum(1.0, np.abs(mean))
+    return np.where(flat, np.abs(mean) > TIE_TOLERANCE,
+                    np.abs(mean) >= critical * np.where(flat, 1.0, spread))
+
+
 def swap_rates(matrix, *, measure: str = "", variant: str = "bootstrap", B: int = 1000,
                rng=None, bin_width: float = 0.01, n_bins: int = 21,
-               max_swap_rate: float = 0.05, topic_sets=None) -> SwapResult:
+               max_swap_rate: float = 0.05, topic_sets=None,
+               significance_alpha: float | None = None) -> SwapResult:
     """Swap rate per difference bin for every run pair of a topics x runs matrix.
 
     ``topic_sets(n, B, rng) -> (Q, Q')`` replaces the sampler (tests replay recorded sets)."""
@@ -147,10 +172,15 @@ def swap_rates(matrix, *, measure: str = "", variant: str = "bootstrap", B: int 
     n = matrix.shape[0]
     if variant == "halves" and n < 2:
         raise ValueError("the disjoint-halves variant needs at least 2 topics")
+    if significance_alpha is not None and not 0 < significance_alpha < 1:
+        raise ValueError(f"significance_alpha must be in (0, 1), got {significance_alpha!r}")
     generator, seed = v.make_rng(rng)
     sampler = topic_sets or (bootstrap_topic_sets if variant == "bootstrap" else disjoint_halves)
     first, second = (np.asarray(s) for s in sampler(n, B, generator))
     means_1, means_2 = _set_means(matrix, first), _set_means(matrix, second)
+    if significance_alpha is not None and first.shape[1] < 2:
+        raise ValueError("the t-test filter needs topic sets of at least 2 topics")
+    counts_1 = resample_counts(first, n) if significance_alpha is not None else None
     run_a, run_b = pair_indices(matrix.shape[1])
     counts = np.zeros(n_bins, dtype=np.int64)
     swaps = np.zeros(n_bins, dtype=np.int64)
@@ -160,21 +190,25 @@ def swap_rates(matrix, *, measure: str = "", variant: str = "bootstrap", B: int 
         a, b = run_a[start:start + step], run_b[start:start + step]
         d1 = means_1[:, a] - means_1[:, b]
         d2 = means_2[:, a] - means_2[:, b]
-        bins = _bins(np.abs(d1), bin_width, n_bins).ravel()
+        keep = np.ones(d1.shape, dtype=bool) if counts_1 is None else _t_significant(
+            matrix, counts_1, a, b, first.shape[1], significance_alpha)
+        bins = _bins(np.abs(d1), bin_width, n_bins)[keep]
         counts += np.bincount(bins, minlength=n_bins)
-        swaps += np.bincount(bins[(_sign(d1) * _sign(d2) <= 0).ravel()], minlength=n_bins)
+        swaps += np.bincount(bins[(_sign(d1) * _sign(d2) <= 0)[keep]], minlength=n_bins)
         max_difference = max(max_difference, float(np.abs(d1).max()), float(np.abs(d2).max()))
     return SwapResult(measure, variant, B, seed, bin_width, max_swap_rate, first.shape[1],
-                      counts, swaps, max_difference)
+                      counts, swaps, max_difference, significance_alpha)
 
 
 def swap_table(metrics: MetricSet, *, variant: str = "bootstrap", B: int = 1000, rng=None,
-               max_swap_rate: float = 0.05) -> list[SwapResult]:
+               max_swap_rate: float = 0.05,
+               significance_alpha: float | None = None) -> list[SwapResult]:
     """Swap results of every metric, sorted as Sakai, IPSJ TOD 2007, Table 3 (share meeting the
     delta, descending). Every metric sees the same topic sets (one seed)."""
     seed = resolve_seed(rng)
     rows = [swap_rates(metrics[m], measure=m, variant=variant, B=B,
-                       rng=rng if seed is None else seed, max_swap_rate=max_swap_rate)
+                       rng=rng if seed is None else seed, max_swap_rate=max_swap_rate,
+                       significance_alpha=significance_alpha)
             for m in metrics.measures]
     return sorted(rows, key=lambda r: -r.share_meeting_delta)
 

@@ -19,8 +19,9 @@ from . import html as parts
 from .html import Query
 from .scores import measure_names, ranked_runs
 
-# qrels rows that hold reference texts (irw ingest texts) or gold nuggets (irw ingest nuggets)
-TEXT_SETS = ("text_references", "nuggets")
+# qrels rows that hold reference texts (irw ingest texts), gold nuggets (irw ingest nuggets) or
+# pyramids of SCUs (irw ingest pyramid)
+TEXT_SETS = ("text_references", "nuggets", "pyramid")
 
 
 @dataclass

@@ -22,6 +22,8 @@ INGEST_HINT = {
     "clicks": "click logs: irw ingest sessions FILE -C {campaign}",
     "user": "ranked runs and qrels: irw ingest runs / irw ingest qrels ... -C {campaign}",
     "nuggets": "a nugget or iUnit set: irw ingest nuggets -C {campaign} --name SET ...",
+    "refs": "text outputs and reference texts: irw ingest texts ... -C {campaign}",
+    "pyramid": "a pyramid of SCUs: irw ingest pyramid -C {campaign} --name P ...",
     "rouge": "text outputs and reference texts: irw ingest texts ... -C {campaign}",
 }
 
@@ -43,7 +45,9 @@ def domain_measure(label: str) -> DomainMeasure | None:
         req = parse(label)
         return DomainMeasure("online", label, req.name, req.mdef.family)
     if label in MEASURES:
-        return DomainMeasure("nuggets", label, label, "nuggets")
+        from ..texts.nuggets import SET_PARAMETER
+        kind = SET_PARAMETER.get(MEASURES[label][0], "nuggets")    # nuggets, refs, pyramid
+        return DomainMeasure("nuggets", label, label, kind)
     if _ROUGE.match(label):
         return DomainMeasure("rouge", label, label, "rouge")
     return None
@@ -98,15 +102,26 @@ def _one_set(con, campaign: str, qrels: str | None, kind: str, what: str) -> str
     return sets[0] if sets else None
 
 
+# the qrels format of the set each kind of text measure reads, and what it is called
+_SETS = {"nuggets": ("nuggets", "nugget set"), "refs": ("text_references", "reference set"),
+         "pyramid": ("pyramid", "pyramid")}
+
+
 def _nuggets(con, campaign, measures, qrels, store):
+    """Nugget, iUnit, BLEU and pyramid measures (irw nuggets), each against the campaign's
+    set of its kind (a nugget set, reference texts, a pyramid)."""
     from ..texts.nuggets import evaluate_nuggets, store_nugget_scores
-    nugget_set = _one_set(con, campaign, qrels, "nuggets", "nugget set")
-    if nugget_set is None:
-        return [], []
-    got = evaluate_nuggets(con, campaign, nugget_set, [m.label for m in measures], {})
-    if store and got:
-        store_nugget_scores(con, campaign, nugget_set, got)
-    return [(m, run, topic, value) for m, run, topic, value, _ in got], []
+    rows = []
+    for kind in dict.fromkeys(m.family for m in measures):
+        chosen = _one_set(con, campaign, qrels, *_SETS[kind])
+        if chosen is None:
+            continue
+        got = evaluate_nuggets(con, campaign, chosen,
+                               [m.label for m in measures if m.family == kind], {})
+        if store and got:
+            store_nugget_scores(con, campaign, chosen, got)
+        rows += [(m, run, topic, value) for m, run, topic, value, _ in got]
+    return rows, []
 
 
 def _rouge(con, campaign, measures, qrels, store):
@@ -186,5 +201,10 @@ def _catalog_name(found: DomainMeasure) -> str:
 
 
 def _family_of(row) -> str:
-    return "rouge" if row[0] == "ROUGE" else "nuggets" if row[11] == "texts" else \
-        row[8].split("/")[-1]
+    """The kind of data a catalog row's measure needs (INGEST_HINT's key)."""
+    if row[0] == "ROUGE":
+        return "rouge"
+    if row[11] == "texts":
+        from ..texts.nuggets import SET_PARAMETER
+        return SET_PARAMETER.get(row[1], "nuggets")
+    return row[8].split("/")[-1]

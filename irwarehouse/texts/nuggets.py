@@ -1,5 +1,7 @@
 """Nugget and iUnit sets in the warehouse (`irw ingest nuggets`) and their evaluation with the
-macros of sql/texts/nuggets.sql and iunits.sql (`irw nuggets`).
+macros of sql/texts/nuggets.sql and iunits.sql (`irw nuggets`), which also evaluates BLEU against
+a reference set (sql/texts/bleu.sql) and the pyramid score against a pyramid of SCUs
+(sql/texts/pyramid.sql, `irw ingest pyramid`).
 
 Tab-separated inputs ('#' lines and blank lines are skipped):
   --gold         topic  unit  weight  text        weight: a number, or vital / okay (1 / 0)
@@ -40,7 +42,20 @@ MEASURES = {
     "strict_all": ("irw_nuggetizer", {"variant": "strict_all"}, ("partial",)),
     "vital": ("irw_nuggetizer", {"variant": "vital"}, ("partial",)),
     "all": ("irw_nuggetizer", {"variant": "all"}, ("partial",)),
+    "BLEU": ("irw_bleu", {}, ("lowercase", "max_order", "smooth_method", "smooth_value",
+                              "effective_order", "tokenize")),
+    "BLEU_corpus": ("irw_bleu_corpus", {}, ("lowercase", "max_order", "smooth_method",
+                                            "smooth_value", "effective_order", "tokenize")),
+    "pyramid": ("irw_pyramid", {}, ("variant",)),
+    "pyramid_modified": ("irw_pyramid", {"variant": "modified"}, ()),
 }
+# the macro parameter naming the set a measure reads (default: nuggets := ...)
+SET_PARAMETER = {"irw_bleu": "refs", "irw_bleu_corpus": "refs", "irw_pyramid": "pyramid"}
+# measures whose one row per run (topic 'all') is no per-topic value: never stored in `score`
+CORPUS_LEVEL = ("BLEU_corpus",)
+# parameters given as words, not numbers
+_WORD_PARAMETERS = ("smooth_method", "tokenize", "variant")
+_INTEGER_PARAMETERS = ("max_order",)
 
 
 def _rows(path: Path, widths: tuple[int, ...]):
@@ -224,6 +239,13 @@ def parse_params(items: list[str]) -> dict[str, object]:
         low = value.strip().lower()
         if low in ("true", "false"):
             out[key.strip()] = low == "true"
+        elif key.strip() in _WORD_PARAMETERS:
+            out[key.strip()] = value.strip()
+        elif key.strip() in _INTEGER_PARAMETERS:
+            try:
+                out[key.strip()] = int(value)
+            except ValueError:
+                raise WarehouseError(f"parameter {key} needs an integer: {value!r}") from None
         else:
             try:
                 out[key.strip()] = float(value)
@@ -243,11 +265,12 @@ def evaluate_nuggets(con, campaign: str, nuggets: str, measures: list[str],
             raise WarehouseError(f"unknown nugget measure {name!r}; known: "
                                  f"{', '.join(MEASURES)}")
         macro, fixed, allowed = MEASURES[name]
-        args = {"campaign": campaign, "nuggets": nuggets} | fixed | {
+        set_parameter = SET_PARAMETER.get(macro, "nuggets")
+        args = {"campaign": campaign, set_parameter: nuggets} | fixed | {
             k: v for k, v in params.items() if k in allowed}
         names = ", ".join(f"{k} := ${k}" for k in args)
         shown = " ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"
-                         for k, v in args.items() if k not in ("campaign", "nuggets"))
+                         for k, v in args.items() if k not in ("campaign", set_parameter))
         import duckdb
         try:
             rows = con.execute(f"SELECT run, topic, value FROM {macro}({names}) "
@@ -262,12 +285,18 @@ def store_nugget_scores(con, campaign: str, nuggets: str, rows) -> int:
     """Write (measure, run, topic, value, params) rows into `score` (family 'nuggets')."""
     import hashlib
 
+    corpus = sorted({r[0] for r in rows if r[0] in CORPUS_LEVEL})
+    if corpus:
+        raise WarehouseError(f"{', '.join(corpus)} is one value per run, not per topic: it is "
+                             "not stored (store BLEU, the per-topic form)")
+
     from ..sqlfiles import sql_dir
     ids = dict(con.execute("SELECT r.name, r.run_id FROM run r JOIN campaign c "
                            "USING (campaign_id) WHERE c.name = ?", [campaign]).fetchall())
     qid = con.execute("SELECT q.qrels_id FROM qrels q JOIN campaign c USING (campaign_id) "
                       "WHERE c.name = ? AND q.name = ?", [campaign, nuggets]).fetchone()[0]
-    sql = "".join((sql_dir() / "texts" / f).read_text() for f in ("nuggets.sql", "iunits.sql"))
+    sql = "".join((sql_dir() / "texts" / f).read_text()
+                  for f in ("nuggets.sql", "iunits.sql", "bleu.sql", "pyramid.sql"))
     with transaction(con):
         for measure, params in {(r[0], r[4]) for r in rows}:
             con.execute("DELETE FROM score WHERE qrels_id = ? AND measure = ? AND params = ?",

@@ -5,6 +5,16 @@
 -- irwarehouse.texts.store.install_text_macros. ROUGE-L and ROUGE-W (a sequential back-trace
 -- with clipping) are computed in Python from irw_rouge_tokens.
 
+-- One row (ok = 1), or an error naming an unknown campaign or reference set (ROUGE, BLEU).
+CREATE OR REPLACE MACRO irw_reference_guard(campaign := NULL, refs := NULL) AS TABLE
+    SELECT CASE
+        WHEN NOT EXISTS (SELECT 1 FROM campaign c WHERE c.name = campaign)
+            THEN error(concat('no campaign ', campaign, ' in the warehouse'))
+        WHEN NOT EXISTS (SELECT 1 FROM qrels q JOIN campaign c ON c.campaign_id = q.campaign_id
+                         WHERE c.name = campaign AND q.name = refs AND q.format = 'text_references')
+            THEN error(concat('no reference texts ', refs, ' in campaign ', campaign))
+        ELSE 1 END AS ok;
+
 -- The tokens ROUGE counts for one setting: -s drops stopwords, -m uses the stems, -l keeps the
 -- first word_limit whitespace-separated words; pos is renumbered 1.. after filtering.
 CREATE OR REPLACE MACRO irw_rouge_tokens(campaign := NULL, refs := NULL, stem_tokens := false,
@@ -18,13 +28,7 @@ WITH owner AS (
     FROM qrels q JOIN campaign c ON c.campaign_id = q.campaign_id
     WHERE c.name = campaign AND q.name = refs
 ), guard AS (
-    SELECT CASE
-        WHEN NOT EXISTS (SELECT 1 FROM campaign c WHERE c.name = campaign)
-            THEN error(concat('no campaign ', campaign, ' in the warehouse'))
-        WHEN NOT EXISTS (SELECT 1 FROM qrels q JOIN campaign c ON c.campaign_id = q.campaign_id
-                         WHERE c.name = campaign AND q.name = refs AND q.format = 'text_references')
-            THEN error(concat('no reference texts ', refs, ' in campaign ', campaign))
-        ELSE 1 END AS ok
+    SELECT ok FROM irw_reference_guard(campaign := campaign, refs := refs)
 )
 SELECT t.source, t.owner_id, t.topic, t.ref_id, t.sentence,
        CASE WHEN stem_tokens THEN t.stem ELSE t.token END AS term,
