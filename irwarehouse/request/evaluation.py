@@ -76,7 +76,7 @@ def _any_ranked(con, campaign: str, labels: list[str]) -> bool:
     under that name) is the grammar's error."""
     from ..measures import split_list
     from .domains import domain_measure
-    ranked = False
+    ranked = not labels                     # no names: the default set, trec_eval's
     for label in (t for raw in labels for t in split_list(raw)):
         if _is_ranked(label) or label == "runid":
             ranked = True
@@ -133,7 +133,7 @@ def evaluate(con, where: Scope, measures: list[str], *, runs: list[str] | None =
             store_scores(con, result, where.qrels_id)
     else:
         result = empty_result(where.options)
-    result.runid = wants_runid(ranked) if ranked else False
+    result.runid = wants_runid(ranked) if ranked or not others else False
     result.scope = where
     if others:
         rows, warnings = evaluate_domain(con, where.campaign, others, runs=runs,

@@ -376,3 +376,42 @@ def test_eval_cmd_is_short_and_the_readme_a_front_door():
     assert len(source.splitlines()) <= 60
     readme = (REPO / "README.md").read_text().splitlines()
     assert len(readme) <= 460
+
+
+# -- the first minutes of a newcomer -------------------------------------------------------------
+def test_help_piped_is_plain_text():
+    import subprocess
+    import sys
+    out = subprocess.run([sys.executable, "-c", "from irwarehouse.entry import main; main()",
+                          "eval", "--help"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0
+    assert "--measure" in out.stdout and not set("╭╮╰╯│─") & set(out.stdout)
+
+
+def test_missing_zero_across_campaigns_without_shared_topics_warns(tmp_path):
+    path = tmp_path / "w.duckdb"
+    for campaign, topics in (("a", "1 2"), ("b", "3 4")):
+        qrels = tmp_path / f"{campaign}.qrels"
+        qrels.write_text("".join(f"{t} 0 d{d} {d % 2}\n" for t in topics.split()
+                                 for d in range(6)))
+        irw("ingest", "qrels", qrels, "-C", campaign, "-w", path)
+        for run in ("x", "y"):
+            path_run = tmp_path / f"{campaign}{run}.run"
+            path_run.write_text("".join(f"{t} Q0 d{d} {d} {10 - d} {run}\n"
+                                        for t in topics.split() for d in range(6)))
+            irw("ingest", "run", path_run, "-C", campaign, "-w", path)
+    out = irw("compare", "-C", "a", "-C", "b", "-m", "map", "--missing", "zero", "--test", "t",
+              "-w", path)
+    assert "share few or no topics" in out.stderr and "--missing zero" in out.stderr
+
+
+def test_sql_accepts_with_pivot(tmp_path):
+    path = tmp_path / "w.duckdb"
+    irw("ingest", "qrels", DATA / "qrels.test", "-C", "s", "-w", path)
+    irw("ingest", "run", DATA / "runs" / "STANDARD.results.test", "-C", "s", "-w", path)
+    out = irw("sql", "-w", path, "WITH s AS (SELECT 'map' AS measure, run, value FROM "
+              "irw_map('s')) PIVOT s ON measure USING avg(value) GROUP BY run ORDER BY run")
+    assert "map" in out.stdout and "(1 row)" in out.stdout
+    refused = irw("sql", "-w", path, "PIVOT (SELECT * FROM read_csv('x.csv')) ON a USING "
+                  "sum(b) ORDER BY 1", code=1)
+    assert "refused" in refused.stderr
