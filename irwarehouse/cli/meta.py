@@ -300,6 +300,7 @@ def _qrels_or_none(wh, campaign, qrels):
 
 
 @meta_app.command()
+@evaluation_options()
 def loo(campaign: Campaign, measure: Measures,
         pool_name: Annotated[str | None, typer.Option("--pool", help="A stored pool (with "
                              "--depth / --team-pattern: checked against them).")] = None,
@@ -308,20 +309,21 @@ def loo(campaign: Campaign, measure: Measures,
                          "built the same way (else an error naming the difference).")] = None,
         team_pattern: Annotated[str | None, typer.Option("--team-pattern", help="Team regex "
                                 "of the pool (see irw meta pool).")] = None,
-        qrels: QrelsOpt = None,
         keep: Annotated[bool, typer.Option(help="Keep the derived LOO qrels in the "
                                            "warehouse.")] = False,
         per_run: Annotated[bool, typer.Option("--per-run", help="One row per run and "
                                               "measure.")] = False,
-        fmt: TableFormatOpt = TableFormat.table, warehouse: WarehouseOpt = None):
+        fmt: TableFormatOpt = TableFormat.table, warehouse: WarehouseOpt = None, *,
+        settings):
     """Leave-one-team-out: each team's runs without its unique pool documents (Sakai, PROMISE 2014,
     section 5.4); score, rank and Kendall tau changes, the largest rank change. Every output
     names the pool's build (depth, runs, teams, team pattern, qrels)."""
     def body():
+        from ..request.evaluation import scope
         with _open(warehouse) as wh:
-            qid = wh.qrels_id(campaign, qrels)                   # checked before any pool
-            pid, built = _pool_for(wh, campaign, pool_name, depth, team_pattern, qid)
-            res = _loo_or_undo(wh, pid, built, qid, measure, keep)
+            where = scope(wh.con, campaign, settings)       # checked before any pool
+            pid, built = _pool_for(wh, campaign, pool_name, depth, team_pattern, where.qrels_id)
+            res = _loo_or_undo(wh, pid, built, where, measure, keep)
         rows = [r.record() for r in res.runs] if per_run else [m.record() for m in res.summary]
         if fmt == TableFormat.table:
             sys.stdout.write(f"# {res.describe()}\n")
@@ -357,15 +359,16 @@ def _pool_for(wh, campaign, pool_name, depth, team_pattern, qrels_id) -> tuple[i
     return pools.reuse_or_build(wh.con, request, f"depth{depth}")
 
 
-def _loo_or_undo(wh, pool_id, built, qrels_id, measures, keep):
-    """Leave-one-team-out; a pool built for it by this command is dropped again when it fails,
-    so that a failed command leaves nothing behind."""
+def _loo_or_undo(wh, pool_id, built, where, measures, keep):
+    """Leave-one-team-out under the request's qrels and options (`where`, a request scope); a
+    pool built for it by this command is dropped again when it fails, so that a failed command
+    leaves nothing behind."""
     from ..meta import pools
     from ..meta.loo import leave_one_team_out
     from ..store.ingest import transaction
     try:
-        return leave_one_team_out(wh.con, pool_id=pool_id, qrels_id=qrels_id,
-                                  measures=measures, keep=keep)
+        return leave_one_team_out(wh.con, pool_id=pool_id, qrels_id=where.qrels_id,
+                                  measures=measures, options=where.options, keep=keep)
     except BaseException:
         if built:
             with transaction(wh.con):
@@ -406,10 +409,12 @@ def report(campaign: Campaign, measure: Measures,
                         request, missing)
         loo_part, built_pool = None, None
         if loo_depth:
+            from ..request.evaluation import scope
             with _open(warehouse) as wh:
-                qid = wh.qrels_id(campaign, request.qrels)
-                pid, built = _pool_for(wh, campaign, None, loo_depth, team_pattern, qid)
-                result = _loo_or_undo(wh, pid, built, qid, measure, False)
+                where = scope(wh.con, campaign, request)
+                pid, built = _pool_for(wh, campaign, None, loo_depth, team_pattern,
+                                       where.qrels_id)
+                result = _loo_or_undo(wh, pid, built, where, measure, False)
             built_pool = pid if built else None
             loo_part = {"pool": result.pool.name, "depth": loo_depth, "result": result}
         command = "irw meta report " + " ".join(shlex.quote(a) for a in sys.argv[3:]) \

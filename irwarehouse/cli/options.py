@@ -40,11 +40,15 @@ def evaluation_options(*names: str, flags: dict[str, tuple[str, ...]] | None = N
     def decorate(callback):
         signature = inspect.signature(callback, eval_str=True)
         params = [p for p in signature.parameters.values() if p.name != "settings"]
-        added = {o.field: annotation(o, (flags or {}).get(o.field)) for o in chosen}
+        # the Python parameter of each option: its field, or field_option where the command has
+        # a parameter of that name (irw meta loo's pool --depth beside -M)
+        names = {o.field: f"{o.field}_option" if o.field in signature.parameters else o.field
+                 for o in chosen}
+        added = {names[o.field]: annotation(o, (flags or {}).get(o.field)) for o in chosen}
 
         @functools.wraps(callback)
         def with_options(*args, **kwargs):
-            values = {name: kwargs.pop(name, None) for name in added}
+            values = {field: kwargs.pop(name, None) for field, name in names.items()}
             return callback(*args, settings=settings_of(**values), **kwargs)
 
         params += [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None,

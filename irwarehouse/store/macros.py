@@ -85,24 +85,38 @@ def callable_params(mdef: MeasureDef) -> list[tuple[str, str, str]]:
     return params
 
 
-def _resolved(params: list[tuple[str, str, str]]) -> str:
+def _resolved_names(mdef: MeasureDef) -> set[str]:
+    """The parameters a metric macro resolves against the campaign's profile: the evaluation
+    options, and a `gains` table where `irw eval` gives it the request's -g (the diversity
+    measures' per-intent gains; NTCIREVAL's labelled measures, whose gains the grammar binds
+    from -g: measures.resolve._bind_ntcir). Any other parameter is the measure's own, as
+    given."""
+    names = {o.sql for o in SQL_OPTIONS if o.field != "gains"}
+    own = {p.name for p in mdef.params}
+    if "gains" not in own and "ev_div_judgment" in mdef.context:
+        names.add("gains")
+    elif "gains" in own and mdef.dialect == "ntcireval" and mdef.ntcir:
+        names.add("gains")
+    return names
+
+
+def _resolved(params: list[tuple[str, str, str]], resolved: set[str]) -> str:
     """The ev_call CTE: the call's arguments resolved against the campaign's profile. An
     option: the argument, else the profile's value, else the option's default; the qrels: the
-    argument, else the profile's; a `gains` table: the argument, else the profile's -g, else
-    the parameter's default."""
+    argument, else the profile's; a `gains` table (when -g gives it): the argument, else the
+    profile's -g, else gain = level."""
     options = {o.sql: o for o in SQL_OPTIONS}
     columns = ["a.call_campaign AS campaign_name",
                "coalesce(a.call_qrels, pq.name) AS qrels_name",
                "a.call_run AS run_name"]
-    for name, sql_type, default in params[2:]:
-        option = options.get(name)
+    for name, sql_type, _ in params[2:]:
+        if name not in resolved:
+            continue
         if name == "gains":
-            value = f"coalesce(a.call_gains, p.gain_map, {default})"
-        elif option is not None:
-            value = f"coalesce(a.call_{name}, p.{option.profile}, {_literal(option.default)})"
+            value = "coalesce(a.call_gains, p.gain_map)"
         else:
-            value = f"a.call_{name}" if default == "NULL" else \
-                f"coalesce(a.call_{name}, {default})"
+            option = options[name]
+            value = f"coalesce(a.call_{name}, p.{option.profile}, {_literal(option.default)})"
         columns.append(f"{_typed(value, sql_type)} AS value_{name}")
     return ("    ev_call AS (\n        SELECT " + ",\n               ".join(columns) + "\n"
             "        FROM ev_args a\n"
@@ -111,26 +125,24 @@ def _resolved(params: list[tuple[str, str, str]]) -> str:
             "        LEFT JOIN qrels pq ON pq.qrels_id = p.qrels_id)")
 
 
-def _value(name: str, sql_type: str) -> str:
-    """An argument of a context builder or kernel: an option, the qrels or a gains table as
+def _value(name: str, sql_type: str, resolved: set[str]) -> str:
+    """An argument of a context builder or kernel: an option (or a gains table -g gives) as
     resolved in ev_call (a scalar subquery); a measure's own parameter as given, typed (a
     subquery cannot reach the lambdas of the ndeval measures, and a measure parameter has no
     profile default)."""
-    if name in _RESOLVED:
+    if name in resolved:
         return f"(SELECT ev_call.value_{name} FROM ev_call)"
     return _typed(name, sql_type)
-
-
-_RESOLVED = {o.sql for o in SQL_OPTIONS}
 
 
 def callable_sql(mdef: MeasureDef) -> str:
     """The CREATE MACRO statement of a measure's metric macro."""
     params = callable_params(mdef)
     types = {name: sql_type for name, sql_type, _ in params}
-    args = ", ".join(["campaign AS call_campaign"]
-                     + [f"{n} AS call_{n}" for n, _, _ in params])
-    ctes = [f"    ev_args AS (SELECT {args})", _resolved(params)]
+    resolved = _resolved_names(mdef)
+    args = ", ".join(["campaign AS call_campaign", "qrels AS call_qrels", "run AS call_run"]
+                     + [f"{n} AS call_{n}" for n, _, _ in params if n in resolved])
+    ctes = [f"    ev_args AS (SELECT {args})", _resolved(params, resolved)]
     scope = {"ev_scope": "(SELECT ev_call.campaign_name FROM ev_call), "
                          "(SELECT ev_call.qrels_name FROM ev_call)",
              "ev_runs": "(SELECT ev_call.run_name FROM ev_call)"}
@@ -143,9 +155,9 @@ def callable_sql(mdef: MeasureDef) -> str:
             if missing:
                 raise SqlAssetError(f"{mdef.kernel}: {make.name} needs {missing}, which is "
                                     "no parameter of its metric macro")
-            call = ", ".join(_value(a, types[a]) for a in make.args)
+            call = ", ".join(_value(a, types[a], resolved) for a in make.args)
         ctes.append(f"    {relation} AS (FROM ev_make_{relation.removeprefix('ev_')}({call}))")
-    kernel_args = ", ".join(_value(p.name, types[p.name]) for p in mdef.params)
+    kernel_args = ", ".join(_value(p.name, types[p.name], resolved) for p in mdef.params)
     if mdef.kind == "text":
         columns = "CAST(NULL AS DOUBLE) AS value, CAST(m.value AS VARCHAR) AS text"
     else:
