@@ -187,7 +187,7 @@ CREATE TABLE IF NOT EXISTS pool_run (
 -- typed, for display; `family` is its measure in measure_catalog (P, ndcg_cut), which says how a
 -- run's value is formed (summary); `cutoff` its @k (P_10: 10), so that
 -- `WHERE family = 'ndcg_cut' AND cutoff = 10` finds it too. The evaluation options are columns
--- named as the metric macros' parameters (irwarehouse/request/options.py declares them):
+-- named as the metric macros' parameters (irwarehouse/options.py declares them):
 -- relevance_level (-l), judged_only (-J), max_docs (-M), sort_order (--order), trec_eval_version,
 -- complete (-c), gains (-g; {} = gain is the level); an ir_measures name's own options (AP(rel=2))
 -- and a condensed M' are those of the row (AP(rel=2) is map at relevance_level 2). `options` holds
@@ -307,7 +307,7 @@ CASE WHEN summary = 'none' OR len(topic_values) = 0 THEN NULL
 -- Per-run values of every stored measure: `mean` is the run's value formed by the measure's
 -- summary kind (the arithmetic mean for most; the geometric mean for gm_map and gm_bpref; the
 -- sum for num_ret, num_rel, num_rel_ret, num_q: trec_eval's `all` lines), sd the standard
--- deviation of the per-topic values.
+-- deviation of the per-topic values; the key columns of `score` (cutoff, the options) too.
 CREATE OR REPLACE VIEW run_score AS
 WITH judged_relevant AS (
     SELECT qrels_id, count(*) AS n
@@ -325,12 +325,16 @@ SELECT c.name AS campaign, r.name AS run, r.team, q.name AS qrels, s.measure, s.
        s.options, s.summary, count(*) AS num_topics,
        irw_summarise(s.summary, list(s.value ORDER BY s.topic),
                      any_value(s.judged_relevant)) AS mean,
-       stddev_samp(s.value ORDER BY s.topic) AS sd
+       stddev_samp(s.value ORDER BY s.topic) AS sd,
+       s.cutoff, s.relevance_level, s.judged_only, s.max_docs, s.sort_order,
+       s.trec_eval_version, s.complete, s.gains
 FROM scored s
 JOIN run r ON r.run_id = s.run_id
 JOIN campaign c ON c.campaign_id = r.campaign_id
 JOIN qrels q ON q.qrels_id = s.qrels_id
-GROUP BY c.name, r.name, r.team, q.name, s.measure, s.family, s.options, s.summary;
+GROUP BY c.name, r.name, r.team, q.name, s.measure, s.family, s.options, s.summary, s.cutoff,
+         s.relevance_level, s.judged_only, s.max_docs, s.sort_order, s.trec_eval_version,
+         s.complete, s.gains;
 
 -- ==== analyst views (issue 7) =====================================================================
 -- Stable, documented relations for analysts; `irw schema` prints each one with the comment

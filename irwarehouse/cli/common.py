@@ -11,6 +11,8 @@ from typing import Annotated
 
 import typer
 
+from ..request.layouts import LAYOUTS
+
 app = typer.Typer(help="irwarehouse: IR evaluation in a DuckDB warehouse.", no_args_is_help=True,
                   add_completion=False, pretty_exceptions_enable=False)
 ingest_app = typer.Typer(help="Put qrels and runs into the warehouse.", no_args_is_help=True)
@@ -34,8 +36,8 @@ def choices(name: str, *values: str) -> type[Enum]:
 # the tables of every command that prints records: its own table, and the plain layouts every
 # evaluating command prints (request.layouts.PLAIN)
 TableFormat = choices("TableFormat", "table", "tsv", "csv", "json")
-# irw eval's layouts (request.layouts.LAYOUTS)
-Format = choices("Format", "trec_eval", "tsv", "csv", "json", "ndeval", "ntcireval")
+# irw eval's layouts, as request.layouts declares them
+Format = choices("Format", *LAYOUTS)
 DiversityKind = choices("DiversityKind", "D", "DIN", "IA")
 QrelsFormat = choices("QrelsFormat", "qrels", "diversity", "ntcir_qrels")
 Test = choices("Test", "bootstrap", "tukey", "randomisation", "t", "wilcoxon", "sign")

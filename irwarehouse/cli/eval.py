@@ -85,7 +85,7 @@ def eval_cmd(files: FilesArg = None, measure: MeasureOpt = None, query: QueryOpt
         layout = layout_for(fmt.value, kind)
         names = measure_names(layout, measure or [], kind=kind, cutoffs=settings.cutoffs,
                               alpha=alpha, beta=beta, gamma=gamma)
-        request = dict(layout=layout, names=names, settings=settings, kind=kind)
+        request = {"layout": layout, "names": names, "settings": settings, "kind": kind}
         if engine == Engine.spark:
             result = _eval_spark(files, campaign, run, store, warehouse, data, spark_master,
                                  **request)
@@ -113,8 +113,9 @@ def _eval_campaign(campaign, runs, store, warehouse, *, layout, names, settings,
     from ..request.evaluation import evaluate, scope
     with open_warehouse(warehouse, create=False, macros=False) as wh:
         where = scope(wh.con, campaign, settings, presets=layout.presets, measures=names)
-        if where.from_profile:
-            note(f"evaluated with {where.describe()}; see `irw campaign show {campaign}`")
+        if where.worth_naming and where.qrels is not None:
+            note(f"evaluated with {where.describe()}"
+                 + (f"; see `irw campaign show {campaign}`" if where.from_profile else ""))
         result = evaluate(wh.con, where, names, runs=runs, store=store,
                           progress=_progress_bar("evaluating"), gcompute=layout.gcompute,
                           prefer=layout.ntcir_names, diversity=kind is not None)
@@ -154,8 +155,8 @@ def _eval_files(files, store, qrels_format, keep_first, intents, doclengths, doc
 
 def _eval_spark(files, campaign, runs, store, warehouse, data, master, *, layout, names,
                 settings, kind):
-    """`irw eval --engine spark`: a stored campaign (or an export of one, which carries no
-    profile: the request and the defaults) evaluated on Spark."""
+    """`irw eval --engine spark`: a stored campaign (or an export of one, with the profile it
+    carries) evaluated on Spark."""
     from ..errors import IrwError
     from ..spark.commands import eval_spark
     from .common import _warehouse_path
@@ -169,6 +170,12 @@ def _eval_spark(files, campaign, runs, store, warehouse, data, master, *, layout
         if where.from_profile:
             note(f"evaluated with {where.describe()}; see `irw campaign show {campaign}`")
         settings = where.settings
+    elif data is not None:              # the profile the export carries
+        from ..spark.export import exported_profile
+        profile = exported_profile(data, campaign)
+        if not profile.empty:
+            note(f"evaluated with the exported campaign's profile: {profile.flags()}")
+        settings = settings.over(profile)
     return eval_spark(campaign=campaign, measure_names=names,
                       opts=settings.eval_options(**layout.presets), runs=runs,
                       qrels=settings.qrels, store=store, warehouse=_warehouse_path(warehouse),

@@ -21,6 +21,7 @@ from .common import (
     ingest_app,
     meta_app,
     open_warehouse,
+    warn,
 )
 from .options import QrelsOpt
 
@@ -171,8 +172,8 @@ def interleave(
                            f"seed {seed}, depth {depth})" + (f", run file {out}" if out else ""),
                            err=True)
                 if made.skipped:
-                    typer.echo(f"warning: {len(made.skipped)} topics are in one run only and "
-                               "were not interleaved", err=True)
+                    warn(f"{len(made.skipped)} topics are in one run only and were not "
+                         "interleaved")
             if clicks is not None:
                 if label is None:
                     raise IrwError("--clicks needs the interleaving: --name N or --run A --run B")
@@ -221,7 +222,7 @@ def online_eval(
                 n = om.store(wh.con, campaign, requests, rows, qrels=qrels, level=level.value)
                 typer.echo(f"stored {n} values in the score table", err=True)
         for w in warnings:
-            typer.echo(f"warning: {w}", err=True)
+            warn(w)
         _emit(_eval_records(requests, rows, query), fmt,
               ["measure", "run", "topic", "value", "n"])
     _guard(body)

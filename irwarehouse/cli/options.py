@@ -1,5 +1,5 @@
 """The evaluation options of the commands, made from their one declaration
-(irwarehouse.request.options.OPTIONS): `@evaluation_options()` gives a command every option (or
+(irwarehouse.options.OPTIONS): `@evaluation_options()` gives a command every option (or
 those named) as typer parameters, and hands the body their values as one EvalSettings, the
 `settings` argument; the fast parser of `irw eval` (cli/fast.py) reads the same rows."""
 

@@ -59,14 +59,10 @@ def matrix_campaigns(campaigns: list[str], matrix) -> None:
 
 
 def missing_warnings(matrix) -> list[str]:
-    """A comparison whose matrix left topics out (--missing drop) or scored absent topics 0
-    (--missing zero): its means are not the runs' evaluated means, and across campaigns
-    whose topics do not overlap, zeros make every pair 'significant'."""
-    lines = []
-    if matrix.dropped:
-        lines.append(f"{matrix.measure}: compared on the {len(matrix.topics)} topics every run "
-                     f"has; {len(matrix.dropped)} topic(s) left out (--missing drop), so the "
-                     "means differ from irw eval's")
+    """A comparison whose matrix scored absent topics 0 (--missing zero): its means are not the
+    runs' evaluated means, and across campaigns whose topics do not overlap, zeros make every
+    pair 'significant'. (Topics left out by --missing drop are named in the table itself.)"""
+    lines = []                       # (topics left out: the comparison's table says so)
     cells = len(matrix.topics) * len(matrix.runs)
     if matrix.zero_filled:
         lines.append(f"{matrix.measure}: {matrix.zero_filled} of {cells} per-topic values are "

@@ -19,7 +19,7 @@ class ScoreMatrix:
     runs: list[str]               # "campaign/run" when several campaigns are involved
     measure: str
     summary: str = "mean"         # how a run's value is formed (measure_catalog.summary)
-    # the qrels and option set the scores were read under (engine.settings.OptionSet), as
+    # the qrels and option set the scores were read under (request.evaluation.Scope), as
     # "campaign: ..." per campaign when there are several; None when not recorded
     qrels: str | None = None
     options: str | None = None
@@ -56,11 +56,6 @@ def run_values(values: np.ndarray, summary: str) -> np.ndarray:
     return np.array([np.nan if v is None else v for (v,) in rows], dtype=float)
 
 
-class NoStoredScores(WarehouseError):
-    """No score of the measure is stored for the campaigns: irw compare and irw meta then
-    evaluate it."""
-
-
 def matrix_from_rows(rows, measure: str, missing: str = "error",
                      summary: str = "mean") -> ScoreMatrix:
     """(run, topic, value) rows -> topics x runs matrix (runs and topics sorted). Topics a run
@@ -75,7 +70,7 @@ def matrix_from_rows(rows, measure: str, missing: str = "error",
     if missing == "error" and len(complete) != len(topics):
         gap = next((r, t) for t in topics for r in runs if (r, t) not in cells)
         raise WarehouseError(f"run {gap[0]!r} has no {measure} score for topic {gap[1]!r} "
-                             "(use --missing drop or --missing zero)")
+                             "(--missing drop or zero; missing='drop' or 'zero' in Python)")
     dropped = tuple(t for t in topics if t not in set(complete)) if missing == "drop" else ()
     if missing == "drop":
         topics = complete
@@ -83,70 +78,6 @@ def matrix_from_rows(rows, measure: str, missing: str = "error",
     filled = sum((r, t) not in cells for t in topics for r in runs) if missing == "zero" else 0
     return ScoreMatrix(values, topics, runs, measure, summary, dropped=dropped,
                        zero_filled=filled)
-
-
-def score_matrix(con, *, campaigns: list[str], measure: str, runs: list[str] | None = None,
-                 qrels: str | dict | None = None, options: str | dict | None = None,
-                 missing: str = "error") -> ScoreMatrix:
-    """The stored per-topic values of `measure` (any spelling of it: scores are stored under
-    its canonical name) for the runs of `campaigns` (all runs, or those named in `runs`), one
-    column per run; `qrels` chooses among several stored qrels of a campaign, `options` among
-    several option sets (score.options, as EvalOptions.describe() writes them); either may be
-    one value for every campaign or a dict campaign -> value. Topics a run lacks:
-    matrix_from_rows's `missing`. Stored scores only: irwarehouse.request.evaluation.scores
-    also evaluates what is not stored."""
-    name = stored_name(measure)
-    rows = []
-    for campaign in campaigns:
-        rows += con.execute("""
-            SELECT campaign, run, topic, value, options, family, qrels
-            FROM topic_score
-            WHERE campaign = $campaign AND measure = $name
-              AND ($runs IS NULL OR list_contains($runs, run))
-              AND ($qrels IS NULL OR qrels = $qrels)
-              AND ($options IS NULL OR options = $options)
-            ORDER BY campaign, run, topic""",
-                            {"campaign": campaign, "name": name, "runs": runs,
-                             "qrels": _of(qrels, campaign), "options": _of(options, campaign)}
-                            ).fetchall()
-    if not rows:
-        raise NoStoredScores(f"no stored scores of {measure!r} in {', '.join(campaigns)} "
-                             "(evaluate with --store first)")
-    for campaign in campaigns:
-        several = sorted({r[6] for r in rows if r[0] == campaign})
-        if len(several) > 1:
-            raise WarehouseError(f"scores of {measure!r} are stored for several qrels of "
-                                 f"{campaign} ({', '.join(several)}); choose one with --qrels")
-        sets = sorted({r[4] for r in rows if r[0] == campaign})
-        if len(sets) > 1:
-            raise WarehouseError(f"scores of {measure!r} in {campaign} were stored with several "
-                                 f"option sets ({'; '.join(sets)}); choose one with the "
-                                 "evaluation options (-g, --order, -c, -M, -J, -l)")
-    several = len(campaigns) > 1
-    cells = {(f"{campaign}/{run}" if several else run, topic): value
-             for campaign, run, topic, value, *_ in rows}
-    if runs and not several:
-        absent = [r for r in runs if r not in {run for run, _ in cells}]
-        if absent:
-            raise WarehouseError(f"no stored scores for run {absent[0]!r}")
-    return matrix_from_rows([(r, t, v) for (r, t), v in cells.items()], measure, missing,
-                            summary_of(con, rows[0][5]))
-
-
-def stored_name(measure: str) -> str:
-    """The name a measure's scores are stored under: a ranked-list measure's canonical name
-    (AP: map), any other name as written (session, click and text scores: CTR, ROUGE-1-R)."""
-    from ..errors import MeasureError
-    from ..measures import parse_measures
-    try:
-        requests = parse_measures([measure])
-    except MeasureError:
-        return measure
-    return requests[0].stored_name() if len(requests) == 1 else measure
-
-
-def _of(value, campaign: str):
-    return value.get(campaign) if isinstance(value, dict) else value
 
 
 def summary_of(con, family: str) -> str:

@@ -45,7 +45,7 @@ class Scope:
 def report_scope(con, campaign: str, measures: list[str] | None, qrels: str | None,
                  default: tuple[str, ...], extra: tuple[str, ...] = ()) -> Scope:
     """Split the requested measures (`extra`: the --scatter pair) into ranked ones and text
-    scores read by their stored names (meta/load.py's score_name, the one lookup), and find
+    scores read by their stored names (request/evaluation.py's score_name, the one lookup), and find
     the qrels of each. Without -m: `default` when the campaign has ranked runs, else every
     text score stored for it."""
     ranked = ranked_runs(con, campaign)

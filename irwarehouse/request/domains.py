@@ -162,7 +162,7 @@ def _rouge(con, campaign, measures, qrels, store):
 _EVALUATORS = {"online": _online, "nuggets": _nuggets, "rouge": _rouge}
 
 
-def catalog_rows(con=None) -> list[tuple]:
+def catalog_rows() -> list[tuple]:
     """The catalog's rows of the online and text measures (store.macros.domain_catalog_rows)."""
     from ..store.macros import domain_catalog_rows
     return domain_catalog_rows()

@@ -12,10 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..engine.settings import PROFILE
 from ..errors import IrwError, MeasureError, WarehouseError
 from ..options import EvalOptions, EvalSettings
-
-PROFILE = "the campaign's profile"
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ and names; ndeval's CSV: its columns, diversity qrels, rows even for runs the qr
 Nothing else special-cases a layout: the command asks its Layout.
 
 The plain layouts (tsv, csv, json) are those every evaluating command prints
-(irwarehouse.writers.tables for tables of records)."""
+(irwarehouse.meta.render for tables of records)."""
 
 from __future__ import annotations
 

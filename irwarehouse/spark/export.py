@@ -153,3 +153,24 @@ def read_manifest(folder: str | Path) -> dict:
         raise WarehouseError(f"{folder} is not an irw export (no {MANIFEST}; write one with "
                              "`irw export campaign C --format parquet DIR`)")
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+def exported_profile(folder: str | Path, campaign: str | None):
+    """The evaluation profile a campaign's export carries (its campaign_profile table; an
+    export made before profiles were exported carries none): empty settings when there is
+    none."""
+    from ..engine.settings import load_profile
+    from ..options import EvalSettings
+    folder = Path(folder)
+    if campaign is None:
+        exported = read_manifest(folder)["campaigns"]
+        campaign = exported[0] if len(exported) == 1 else None
+    if campaign is None or not (folder / "campaign_profile").is_dir():
+        return EvalSettings()
+    con = duckdb.connect()
+    try:
+        for table in ("campaign", "campaign_profile", "qrels"):
+            con.read_parquet(str(folder / table / "*.parquet")).create_view(table)
+        return load_profile(con, campaign)
+    finally:
+        con.close()

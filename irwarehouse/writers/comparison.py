@@ -105,8 +105,8 @@ def summary_text(results, baseline: str | None = None) -> str:
     col = max(10, *(len(n) + 1 for n in names))
     lines = [f"{'run':<{width}}" + "".join(f"{n:>{col}}" for n in names)]
     for run in runs:
-        lines.append(f"{run:<{width}}" + "".join(f"{cells.get((run, n), '—'):>{col}}"
-                                                 for n in names))
+        lines.append((f"{run:<{width}}" + "".join(f"{cells.get((run, n), '—'):>{col}}"
+                                                  for n in names)).rstrip())
     legend = "^ best value of the measure"
     if baseline:
         first = results[0][0]

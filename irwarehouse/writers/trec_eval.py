@@ -78,7 +78,7 @@ def _rows(result: EvalResult, per_topic: bool) -> list[dict]:
 
     def value(measure, v):
         if v is not None and kinds[measure].integer and not math.isnan(v):
-            return int(round(v))
+            return round(v)
         return v
     rows = []
     if per_topic:

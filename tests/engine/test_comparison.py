@@ -8,7 +8,6 @@ from typer.testing import CliRunner
 
 from irwarehouse.api import Warehouse
 from irwarehouse.cli import app
-from irwarehouse.engine.matrix import score_matrix
 from irwarehouse.errors import WarehouseError
 from irwarehouse.stats import paired_bootstrap
 
@@ -95,9 +94,9 @@ def test_missing_topic_policies(tmp_path):
             wh.ingest_run(run, "c")
         wh.evaluate(["map"], campaign="c", store=True)
         with pytest.raises(WarehouseError, match="no map score for topic '5'"):
-            score_matrix(wh.con, campaigns=["c"], measure="map")
-        dropped = score_matrix(wh.con, campaigns=["c"], measure="map", missing="drop")
-        zero = score_matrix(wh.con, campaigns=["c"], measure="map", missing="zero")
+            wh.score_matrix("c", "map")
+        dropped = wh.score_matrix("c", "map", missing="drop")
+        zero = wh.score_matrix("c", "map", missing="zero")
     assert dropped.values.shape == (11, 4)
     assert zero.values.shape == (12, 4)
     assert zero.values[zero.topics.index("5"), zero.runs.index("r2")] == 0.0

@@ -278,3 +278,27 @@ def test_random_lists_on_both_engines(spark, tmp_path):
     for opts in (EvalOptions(), EvalOptions(judged_only=True, version=10)):
         assert conformance(spark, path, "rnd", tmp_path / f"export{opts.judged_only}", opts,
                            requests) == []
+
+
+def test_the_campaign_profile_applies_on_spark(spark, small, tmp_path):
+    """Issue 29: the profile is the default of every front door, Spark's too: irw eval --engine
+    spark on the warehouse and on an export of it (which carries the profile), and an analyst
+    macro on Spark, give what irw eval -C gives with the profile."""
+    path = tmp_path / "w.duckdb"
+    shutil.copy(small, path)
+    _irw("campaign", "set", "sample", "--order", "file", "-c", "-M", "5", "-w", path)
+    measures = ["-m", "map", "-m", "P.10", "-m", "Q"]
+    want = _irw("eval", "-C", "sample", "-w", path, *measures)
+    assert want != _irw("eval", "-C", "sample", "-w", small, *measures)   # the profile matters
+    assert _irw("eval", "--engine", "spark", "-C", "sample", "-w", path, *measures) == want
+    _irw("export", "campaign", "sample", "--format", "parquet", tmp_path / "export", "-w", path)
+    assert _irw("eval", "--engine", "spark", "-C", "sample", "--data", tmp_path / "export",
+                "-w", tmp_path / "absent.duckdb", *measures) == want
+    query = ("SELECT run, irw_summarise('mean', list(value ORDER BY topic), NULL) AS mean "
+             "FROM irw_map('sample') GROUP BY run ORDER BY run")
+    local = _irw("sql", query, "--format", "csv", "-w", path).splitlines()
+    remote = _irw("sql", "--engine", "spark", query, "--format", "csv", "-w", path).splitlines()
+    assert len(local) == len(remote) == 3
+    for a, b in zip(local[1:], remote[1:]):
+        assert a.split(",")[0] == b.split(",")[0]
+        assert same_value(float(a.split(",")[1]), float(b.split(",")[1]))
