@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 from irwarehouse.api import Warehouse
 from irwarehouse.cli import app
 from tests.cli.test_daily_round import OFFICIAL_THUIR_Q10, WWW4, _thuir, www4, www4_built  # noqa: F401
+from tests.engine.test_comparison import campaign  # noqa: F401  (its random campaign c)
 from tests.helpers.paths import DATA, REALDATA, REPO, TEST_DATA
 
 ROBUST = REALDATA / "trec2003_robust"
@@ -282,14 +283,8 @@ def test_irw_eval_reaches_nugget_and_rouge_measures_over_stored_texts(tmp_path):
 
 
 # -- 5. irw compare takes several measures ----------------------------------------------------
-def test_compare_takes_several_measures(tmp_path):
-    from tests.engine.test_comparison import _write_campaign
-    qrels, runs = _write_campaign(tmp_path)
-    path = tmp_path / "w.duckdb"
-    with Warehouse(path) as wh:
-        wh.ingest_qrels(qrels, "c")
-        for run in runs:
-            wh.ingest_run(run, "c")
+def test_compare_takes_several_measures(campaign):
+    path = campaign
     out = irw("compare", "-C", "c", "-m", "map", "-m", "P.10", "-m", "ndcg_cut.10", "--test",
               "t", "--baseline", "r0", "-w", path)
     for measure in ("map", "P.10", "ndcg_cut.10"):
@@ -309,14 +304,8 @@ def test_compare_takes_several_measures(tmp_path):
 
 
 # -- 6. one flag, one meaning -------------------------------------------------------------------
-def test_g_is_gains_and_the_earlier_gold_form_still_works(tmp_path):
-    from tests.engine.test_comparison import _write_campaign
-    qrels, runs = _write_campaign(tmp_path)
-    path = tmp_path / "w.duckdb"
-    with Warehouse(path) as wh:
-        wh.ingest_qrels(qrels, "c")
-        for run in runs:
-            wh.ingest_run(run, "c")
+def test_g_is_gains_and_the_earlier_gold_form_still_works(campaign):
+    path = campaign
     old = irw("meta", "concordance", "-C", "c", "-m", "P@5", "-m", "map", "-g", "RR", "-f",
               "json", "-w", path)
     new = irw("meta", "concordance", "-C", "c", "-m", "P@5", "-m", "map", "--gold", "RR", "-f",
