@@ -335,10 +335,12 @@ def evaluate(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: int,
         FROM run_row r JOIN run n ON n.run_id = r.run_id
         WHERE r.run_id IN (SELECT run_id FROM ev_runs)""").to_arrow_table() \
         if has_diversity else None
+    # every batch's lists (ev_run_topics), not the last batch's context (ev_run_topic): a run of
+    # an earlier batch is not "without a topic in common with the qrels"
     coverage = con.execute("""
-        SELECT e.run_id, r.name, count(rt.topic) FILTER (WHERE rt.in_run)
+        SELECT e.run_id, r.name, count(DISTINCT rt.topic) FILTER (WHERE rt.in_run)
         FROM (SELECT DISTINCT run_id FROM ev_runs) e JOIN run r ON r.run_id = e.run_id
-        LEFT JOIN ev_run_topic rt ON rt.run_id = e.run_id
+        LEFT JOIN ev_run_topics rt ON rt.run_id = e.run_id
         GROUP BY e.run_id, r.name ORDER BY e.run_id""").fetchall()
     intents = con.execute("SELECT count(*) > 0 FROM (SELECT 1 FROM judgment WHERE qrels_id = ? "
                           "AND intent <> '' LIMIT 1)", [qrels_id]).fetchall()[0][0] \

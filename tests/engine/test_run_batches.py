@@ -48,3 +48,15 @@ def test_batches_give_the_same_bits(sample_warehouse, monkeypatch):
     per_topic, summary, stored = whole
     assert len({row[1] for row in summary}) == 4          # the four runs of the sample
     assert len(stored) == len(per_topic)
+
+
+def test_runs_of_earlier_batches_are_not_reported_empty(sample_warehouse, monkeypatch):
+    """Issue 32: over more runs than one batch, `irw eval --campaign` warned that every run of
+    the earlier batches had no topic in common with the qrels (coverage read from the last
+    batch's context) while printing their values."""
+    from irwarehouse.engine.checks import evaluation_warnings
+    monkeypatch.setattr(ev, "RUNS_PER_CONTEXT", 1)
+    with Warehouse(sample_warehouse) as wh:
+        result = wh.evaluate(["map"], campaign="sample", qrels="graded")
+    assert len(result.coverage) == 4 and all(common > 0 for _, _, common in result.coverage)
+    assert evaluation_warnings(result) == []
