@@ -104,8 +104,12 @@ def test_cli_prints_raw_and_condensed_and_stores_both(tmp_path):
         wh.ingest_qrels(tmp_path / "qrels", "c")
         wh.ingest_run(tmp_path / "run", "c")
         wh.evaluate(["AP", "AP'"], campaign="c", store=True)
-        stored = wh.con.execute("SELECT measure, value FROM score ORDER BY measure").fetchall()
-    assert stored == [("AP", pytest.approx(1 / 3)), ("AP'", pytest.approx(1 / 2))]
+        # both stored as map, the condensed one with judged_only (AP' is map on the condensed
+        # list, which -J makes); the spelling kept beside
+        stored = wh.con.execute("SELECT measure, judged_only, spelling, value FROM score "
+                                "ORDER BY judged_only").fetchall()
+    assert stored == [("map", False, "AP", pytest.approx(1 / 3)),
+                      ("map", True, "AP'", pytest.approx(1 / 2))]
 
 
 def test_nev_layout_labels_condensed_measures_apart():

@@ -570,7 +570,7 @@ def test_campaign_with_stored_intents(tmp_path):
     assert res.exit_code == 0, res.output
     expected = set((NTCIR / "generated_ntcireval" / "TRECRUN.l10.DINnev").read_text()
                    .splitlines())
-    assert res.output.splitlines() and set(res.output.splitlines()) <= expected
+    assert res.stdout.splitlines() and set(res.stdout.splitlines()) <= expected
     from irwarehouse.api import Warehouse
     with Warehouse(wh, create=False) as w:
         # the layout asks for NTCIREVAL's # values (from 4-decimal components, SQL printed=1)

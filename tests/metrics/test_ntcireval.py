@@ -559,7 +559,9 @@ def test_warehouse_store_and_campaign_nev(tmp_path):
         wh.ingest_qrels(qrels, "c", fmt="ntcir_qrels")
         wh.ingest_run(run, "c")
         stored = wh.evaluate([], campaign="c", store=True, options=opts, ntcir=s)
-        n = wh.con.execute("SELECT count(*) FROM score WHERE measure = 'Q@0010'").fetchone()[0]
+        # stored under the canonical name (Q@0010, as NTCIREVAL prints it, is Q@10)
+        n = wh.con.execute("SELECT count(*) FROM score WHERE measure = 'Q@10' "
+                           "AND spelling = 'Q@0010'").fetchone()[0]
     files = evaluate_files(qrels, [run], [], options=opts, qrels_format="ntcir_qrels", ntcir=s)
     assert nev_text(stored) == nev_text(files)
     assert n == 2                                  # T1 and T2 (T3 has no relevant document)
