@@ -205,7 +205,7 @@ WITH s AS (
                            truncate := truncate)
 ),
 depths AS (  -- every query's depth (cutoff, or its lowest click) and the depths before it
-    SELECT *, coalesce(sum(depth) OVER (PARTITION BY run, session ORDER BY qnum
+    SELECT *, coalesce(sum(CAST(depth AS BIGINT)) OVER (PARTITION BY run, session ORDER BY qnum
                                         ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING),
                        0) AS before
     FROM (SELECT DISTINCT l.run, l.session, l.topic, l.qnum, l.depth
@@ -348,7 +348,7 @@ stop AS (    -- s(k): the user leaves the list after its k-th document
 ),
 offsets AS ( -- the path lengths s possible before a list: 0 .. the lengths of the lists above
     SELECT run_id, session, qnum,
-           unnest(range(0, CAST(coalesce(sum(l) OVER (PARTITION BY run_id, session
+           unnest(range(0, CAST(coalesce(sum(CAST(l AS BIGINT)) OVER (PARTITION BY run_id, session
                                                       ORDER BY qnum
                                                       ROWS BETWEEN UNBOUNDED PRECEDING
                                                       AND 1 PRECEDING), 0) AS BIGINT) + 1))
@@ -391,7 +391,9 @@ ends AS (    -- paths ending in list j + 1 with n = s + k documents
 ),
 ideal AS (   -- IDCG(n) for n = 1, 2, ...: the ideal list's top n
     SELECT topic, irank, count(*) OVER (PARTITION BY topic) AS size,
-           sum(gain / log2(irank + 1)) OVER (PARTITION BY topic ORDER BY irank) AS idcg
+           -- fixed point: the same bits whatever the threads (docs/architecture.md)
+           ev_from_fixed(sum(ev_to_fixed(gain / log2(irank + 1)))
+                         OVER (PARTITION BY topic ORDER BY irank)) AS idcg
     FROM irw_session_ideal(campaign := campaign, qrels := qrels, gains := gains)
 ),
 normalised AS (

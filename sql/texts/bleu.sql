@@ -82,8 +82,8 @@ WITH guard AS (
           GROUP BY ALL)
     GROUP BY ALL
 ), per_order AS (
-    SELECT h.run_id, h.topic, h.n, sum(h.c) AS total,
-           sum(least(h.c, coalesce(r.c, 0))) AS correct
+    SELECT h.run_id, h.topic, h.n, sum(CAST(h.c AS BIGINT)) AS total,
+           sum(CAST(least(h.c, coalesce(r.c, 0)) AS BIGINT)) AS correct
     FROM hyp_gram h LEFT JOIN ref_gram r ON r.topic = h.topic AND r.n = h.n AND r.gram = h.gram
     GROUP BY ALL
 ), closest AS (    -- the reference length closest to the output's, the shorter on a tie
@@ -115,11 +115,12 @@ WITH counts AS (
                                   max_order := max_order, tokenize := tokenize)
 ), summed AS (
     SELECT run, CASE WHEN level = 'corpus' THEN 'all' ELSE topic END AS topic, n,
-           CAST(sum(sys_len) AS DOUBLE) AS sys_len, CAST(sum(ref_len) AS DOUBLE) AS ref_len,
-           sum(correct) AS raw_correct,
-           sum(correct) + CASE WHEN smooth_method = 'add-k' AND n > 1
+           CAST(sum(CAST(sys_len AS BIGINT)) AS DOUBLE) AS sys_len,
+           CAST(sum(CAST(ref_len AS BIGINT)) AS DOUBLE) AS ref_len,
+           sum(CAST(correct AS BIGINT)) AS raw_correct,
+           sum(CAST(correct AS BIGINT)) + CASE WHEN smooth_method = 'add-k' AND n > 1
                                THEN coalesce(smooth_value, 1) ELSE 0 END AS correct,
-           sum(total) + CASE WHEN smooth_method = 'add-k' AND n > 1
+           sum(CAST(total AS BIGINT)) + CASE WHEN smooth_method = 'add-k' AND n > 1
                              THEN coalesce(smooth_value, 1) ELSE 0 END AS total
     FROM counts
     WHERE CASE WHEN smooth_method IN ('exp', 'floor', 'add-k', 'none')
@@ -132,7 +133,7 @@ WITH counts AS (
            -- orders up to (not including) the first with no n-gram are counted
            coalesce(min(n) FILTER (WHERE total = 0) OVER w, max_order + 1) - 1 AS n_valid,
            count(*) FILTER (WHERE correct = 0) OVER (w ORDER BY n) AS zeros_so_far,
-           sum(raw_correct) OVER w AS any_correct
+           sum(CAST(raw_correct AS BIGINT)) OVER w AS any_correct
     FROM summed
     WINDOW w AS (PARTITION BY run, topic)
 ), precision AS (

@@ -49,7 +49,7 @@ WITH pset AS (
 ), observed AS (
     SELECT p.run_id, p.topic,
            CASE WHEN variant = 'modified' THEN m.x ELSE CAST(p.units AS DOUBLE) END AS x,
-           coalesce((SELECT sum(w.w) FROM weight w
+           coalesce((SELECT sum(CAST(w.w AS BIGINT)) FROM weight w
                      WHERE w.topic = p.topic AND list_contains(p.scus, w.scu)), 0) AS d
     FROM peer p JOIN model_size m ON m.topic = p.topic
 ), best AS (       -- Max: the x heaviest SCUs, the last one counted in part when x is fractional
