@@ -48,9 +48,10 @@ CREATE TEMP TABLE IF NOT EXISTS ev_div_listed (
     run_id INTEGER, topic VARCHAR, rank BIGINT, doc VARCHAR, rel INTEGER, is_rel BOOLEAN,
     length_words DOUBLE, length_chars DOUBLE);
 CREATE TEMP TABLE IF NOT EXISTS ev_div_judgment (topic VARCHAR, intent VARCHAR, doc VARCHAR,
-                                                rel INTEGER, gain DOUBLE);
+                                                rel INTEGER, gain DOUBLE, is_rel BOOLEAN);
 CREATE TEMP TABLE IF NOT EXISTS ev_div_ranked (run_id INTEGER, topic VARCHAR, rank BIGINT,
-                                              intent VARCHAR, rel INTEGER, gain DOUBLE);
+                                              intent VARCHAR, rel INTEGER, gain DOUBLE,
+                                              is_rel BOOLEAN);
 CREATE TEMP TABLE IF NOT EXISTS ev_div_ideal (alpha_key DOUBLE, topic VARCHAR, rank BIGINT,
                                              doc VARCHAR);
 CREATE TEMP TABLE IF NOT EXISTS ev_div_intent (topic VARCHAR, intent VARCHAR, probability DOUBLE,
@@ -469,12 +470,16 @@ SELECT * FROM ev_make_listed(sort_order, 10, judged_only, max_docs, relevance_le
 -- Per-intent judgments of the qrels (diversity qrels keep the subtopic in `intent`; an ad hoc
 -- qrels is one intent ''), with the gain of the level for NTCIREVAL's measures: `gains` (MAP
 -- level -> gain, `irw eval --diversity ... -g`) or the level itself, as DIN-splitqrels' L1G..L9G
--- table (default L1..L9 = 1..9); 0 below L1.
-CREATE OR REPLACE MACRO ev_make_div_judgment(gains) AS TABLE
+-- table (default L1..L9 = 1..9); 0 below L1. is_rel: the level reaches relevance_level (-l;
+-- ir_measures' rel=), the binary relevance of ndeval's measures (ndeval itself: level > 0, the
+-- default -l 1; pyndeval, which ir_measures calls, binarises at rel=); NTCIREVAL's measures read
+-- levels and gains and ignore it.
+CREATE OR REPLACE MACRO ev_make_div_judgment(gains, relevance_level) AS TABLE
 SELECT j.topic, j.intent, j.doc, j.rel,
        CASE WHEN j.rel >= 1
             THEN coalesce(CAST(gains[j.rel] AS DOUBLE), CAST(j.rel AS DOUBLE))
-            ELSE 0.0 END AS gain
+            ELSE 0.0 END AS gain,
+       j.rel >= relevance_level AS is_rel
 FROM judgment j
 WHERE j.qrels_id = (SELECT qrels_id FROM ev_scope);
 
@@ -510,7 +515,7 @@ kept AS (
       AND (NOT judged_only
            OR EXISTS (SELECT 1 FROM judged_docs jd WHERE jd.topic = l.topic AND jd.doc = l.doc))
 )
-SELECT k.run_id, k.topic, k.rank, j.intent, j.rel, j.gain
+SELECT k.run_id, k.topic, k.rank, j.intent, j.rel, j.gain, j.is_rel
 FROM kept k JOIN ev_div_judgment j ON j.topic = k.topic AND j.doc = k.doc;
 
 -- relation: ev_div_ideal
@@ -526,7 +531,7 @@ FROM kept k JOIN ev_div_judgment j ON j.topic = k.topic AND j.doc = k.doc;
 CREATE OR REPLACE MACRO ev_make_div_ideal(alpha) AS TABLE
 WITH RECURSIVE
 relevant AS (
-    SELECT DISTINCT topic, intent, doc FROM ev_div_judgment WHERE rel > 0
+    SELECT DISTINCT topic, intent, doc FROM ev_div_judgment WHERE is_rel
 ),
 intent_number AS (
     -- ndeval's subtopic order: numbers ascending (they are its array indices), then names

@@ -324,7 +324,10 @@ def _bind_trec(mdef: MeasureDef, name: Name) -> list[MeasureRequest]:
 
 def _value(mdef: MeasureDef, p, text: str, where: str):
     if p.type == "MAP":
-        return parse_gains(text, what=p.name, monotone=p.name == "gains")
+        # ntcir_eval refuses gains that decrease with the level; trec_eval's and ir_measures'
+        # nDCG(gains=...) take any gains
+        return parse_gains(text, what=p.name,
+                           monotone=p.name == "gains" and mdef.dialect == "ntcireval")
     if p.type.endswith("[]"):
         return [float(number(t, "DOUBLE", where)) for t in text.strip("[]").split(",")]
     value = number(text, p.type, where, truncate=False)
