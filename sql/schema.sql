@@ -264,7 +264,8 @@ ALTER TABLE measure_catalog ADD COLUMN IF NOT EXISTS domain VARCHAR;
 -- (measure_catalog.summary); topic_values in topic order (byte order, as trec_eval adds them),
 -- added one by one in that order (list_reduce), so a run value is the same bits on every path:
 --   mean     the arithmetic mean (the values added one by one in that order, then divided)
---   gmean    the geometric mean, exp(mean of ln v); the gm_ measures floor values at 1e-5 first
+--   gmean    the geometric mean, exp(mean of ln v), each v floored at 1e-5 first (trec_eval's
+--            MIN_GEO_MEAN; the gm_ measures' values are floored already)
 --   sum      the sum (num_ret, num_rel_ret, num_q, ...)
 --   num_rel  the sum; with trec_eval -c, `judged_relevant` instead: the number of judged
 --            documents of level > 0 over every topic, whatever -l (te_calc_avg_num_rel)
@@ -275,8 +276,8 @@ CASE WHEN summary = 'none' OR len(topic_values) = 0 THEN NULL
          THEN CAST(judged_relevant AS DOUBLE)
      WHEN summary IN ('sum', 'num_rel') THEN list_reduce(topic_values, lambda a, b: a + b)
      WHEN summary = 'gmean'
-         THEN exp(list_reduce(list_transform(topic_values, lambda v: ln(v)), lambda a, b: a + b)
-                  / len(topic_values))
+         THEN exp(list_reduce(list_transform(topic_values, lambda v: ln(greatest(v, 0.00001))),
+                              lambda a, b: a + b) / len(topic_values))
      ELSE list_reduce(topic_values, lambda a, b: a + b) / len(topic_values) END;
 
 -- Per-run values of every stored measure: `mean` is the run's value formed by the measure's

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 
 from ..errors import MeasureError
 from .catalog import MeasureDef, Spelling, in_set, names, registry, set_names
-from .grammar import Name, parse, printed_form, split_list
+from .grammar import GEOMETRIC_PREFIX, Name, parse, printed_form, split_list
 from .values import header_default, number, parse_cutoffs, parse_gains, short
 
 DIALECT_ORDER = ("trec_eval", "ndeval", "irw", "ir_measures", "ranx", "sakai2014", "ntcireval")
@@ -190,6 +190,11 @@ def resolve(text: str, version: int = 9, ntcir: NtcirSettings | None = None, *,
     if text in set_names():                                   # NTCIREVAL's sets
         return [req for label in _ntcir_set(text)
                 for req in resolve(label, version, ntcir, dialects=("ntcireval",))]
+    if text.startswith(GEOMETRIC_PREFIX):
+        # any measure's geometric mean over topics (irw_summarise's gmean floors at 1e-5)
+        return [replace(r, mdef=replace(r.mdef, summary="gmean"), name=GEOMETRIC_PREFIX + r.name)
+                for r in resolve(text.removeprefix(GEOMETRIC_PREFIX), version, ntcir,
+                                 dialects=dialects)]
     name = parse(text)
     if name.condensed:
         base = text.removeprefix("condensed:").removesuffix("'")
@@ -329,7 +334,8 @@ def _value(mdef: MeasureDef, p, text: str, where: str):
         return parse_gains(text, what=p.name,
                            monotone=p.name == "gains" and mdef.dialect == "ntcireval")
     if p.type.endswith("[]"):
-        return [float(number(t, "DOUBLE", where)) for t in text.strip("[]").split(",")]
+        return [float(number(t, "DOUBLE", where)) for t in text.strip("[]").split(",")
+                if t.strip()]
     value = number(text, p.type, where, truncate=False)
     if p.name in mdef.positive and value <= 0:
         raise MeasureError(f"{where}: {p.name} must be > 0")

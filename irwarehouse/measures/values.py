@@ -93,5 +93,5 @@ def header_default(p) -> object:
     if p.type == "MAP":
         return parse_gains(text.strip("{} "), what=p.name, monotone=p.name == "gains")
     if p.type.endswith("[]"):
-        return [float(x) for x in text.strip("[]").split(",")]
+        return [float(x) for x in text.strip("[]").split(",") if x.strip()]
     return number(text, p.type, p.name)
