@@ -1,0 +1,76 @@
+"""Persistent macros an analyst calls for the blocks of sql/metrics that are not per-topic
+measures but relations by rank (the cumulated gain curves of cg_curves.sql): a block whose
+comment header names an `analyst:` macro gets one, as a measure gets irw_<name>
+(irwarehouse.store.macros):
+
+    irw_cg_curve(campaign, qrels := NULL, run := NULL, <params> := <defaults>,
+                 relevance_level := 1, judged_only := false, ...)
+
+whose body builds every context relation the block reads as a CTE, from the call's
+parameters, and returns the block's columns with the run's name in place of its id. So a plain
+DuckDB client on the warehouse file gets the curves that `Warehouse.cg_curves` and `irw report`
+draw, with no state on the connection (issue 30)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..errors import SqlAssetError
+from ..measures.catalog import ParamDef, _params
+from ..sqlfiles import MacroDef, all_macros, builder, relations_read
+from .macros import OPTIONS, SCOPE
+
+_SQL_TYPES = {"INTEGER": "INTEGER", "DOUBLE": "DOUBLE", "VARCHAR": "VARCHAR",
+              "MAP": "MAP(INTEGER, DOUBLE)"}
+
+
+@dataclass(frozen=True)
+class AnalystMacro:
+    name: str                      # irw_cg_curve
+    block: MacroDef                # the block it calls (cg_curve)
+    params: tuple[ParamDef, ...]
+
+    def sql(self) -> str:
+        """The CREATE MACRO statement."""
+        params = [("qrels", "VARCHAR", "NULL"), ("run", "VARCHAR", "NULL")]
+        params += [(p.name, _SQL_TYPES[p.type], _default(p)) for p in self.params]
+        params += OPTIONS
+        types = {name: sql_type for name, sql_type, _ in params}
+        ctes = []
+        for relation in relations_read([self.block.name]):
+            if relation in SCOPE:
+                args = SCOPE[relation]
+            else:
+                make = builder(relation)
+                missing = [a for a in make.args if a not in types]
+                if missing:
+                    raise SqlAssetError(f"{self.name}: {make.name} needs {missing}")
+                args = ", ".join(f"CAST({a} AS {types[a]})" for a in make.args)
+            ctes.append(f"    {relation} AS (FROM ev_make_{relation.removeprefix('ev_')}({args}))")
+        block_args = ", ".join(f"CAST({p.name} AS {types[p.name]})" for p in self.params)
+        signature = ", ".join(["campaign"] + [f"{n} := {d}" for n, _, d in params])
+        return (f"CREATE OR REPLACE MACRO {self.name}({signature}) AS TABLE\n"
+                + "WITH\n" + ",\n".join(ctes) + "\n"
+                + "SELECT n.name AS run, c.* EXCLUDE (run_id)\n"
+                + f"FROM {self.block.name}({block_args}) c JOIN run n ON n.run_id = c.run_id;\n")
+
+
+def _default(p: ParamDef) -> str:
+    if p.type == "MAP":
+        return "NULL"                 # no map: every level is its own gain
+    return p.default
+
+
+def analyst_macros() -> list[AnalystMacro]:
+    """The blocks with an `analyst:` header, each with its macro's parameters (the block's)."""
+    out = []
+    for mac in all_macros().values():
+        name = mac.header.get("analyst")
+        if not name:
+            continue
+        params = _params(mac.header.get("params", ""), mac.name)
+        if tuple(p.name for p in params) != mac.args:
+            raise SqlAssetError(f"{mac.name}: header params {[p.name for p in params]} != "
+                                f"macro args {list(mac.args)}")
+        out.append(AnalystMacro(name, mac, params))
+    return out
