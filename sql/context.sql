@@ -28,6 +28,8 @@ CREATE TEMP TABLE IF NOT EXISTS ev_runs (run_id INTEGER);
 CREATE TEMP TABLE IF NOT EXISTS ev_options (trec_eval_version INTEGER, complete BOOLEAN,
                                            absent_list_empty BOOLEAN);
 CREATE TEMP TABLE IF NOT EXISTS ev_judgment (topic VARCHAR, doc VARCHAR, rel INTEGER);
+CREATE TEMP TABLE IF NOT EXISTS ev_sample (topic VARCHAR, doc VARCHAR, stratum VARCHAR,
+                                         probability DOUBLE);
 CREATE TEMP TABLE IF NOT EXISTS ev_topic (topic VARCHAR, num_rel BIGINT, num_nonrel BIGINT);
 CREATE TEMP TABLE IF NOT EXISTS ev_sorted (run_id INTEGER, topic VARCHAR, doc VARCHAR);
 CREATE TEMP TABLE IF NOT EXISTS ev_full_ranked (run_id INTEGER, topic VARCHAR, full_rank BIGINT,
@@ -143,6 +145,15 @@ SELECT j.topic, j.doc, max(j.rel) AS rel
 FROM judgment j
 WHERE j.qrels_id = (SELECT qrels_id FROM ev_scope)
 GROUP BY j.topic, j.doc;
+
+-- relation: ev_sample
+-- How the judged documents of sampled qrels were sampled (judgment_sample: `irw ingest qrels
+-- --format sampleval` or `prels`): a stratum or an inclusion probability per (topic, doc);
+-- empty for other qrels.
+CREATE OR REPLACE MACRO ev_make_sample() AS TABLE
+SELECT s.topic, s.doc, s.stratum, s.probability
+FROM judgment_sample s
+WHERE s.qrels_id = (SELECT qrels_id FROM ev_scope);
 
 -- relation: ev_topic
 -- Per-topic counts of the qrels: R (level >= relevance_level) and N (judged, 0 <= level <

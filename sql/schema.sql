@@ -82,6 +82,18 @@ CREATE TABLE IF NOT EXISTS judgment (
     rel          INTEGER NOT NULL
 );
 
+-- How a judged document of sampled qrels was sampled (irw ingest qrels --format sampleval or
+-- prels; irwarehouse/formats/sampled.py): the stratum it was drawn from (sample_eval.pl's
+-- qrels) or its inclusion probability (statAP_MQ_eval's prels), read by xinfAP, infNDCG and
+-- statAP (sql/metrics/sampled.sql).
+CREATE TABLE IF NOT EXISTS judgment_sample (
+    qrels_id     INTEGER NOT NULL,
+    topic        VARCHAR NOT NULL,
+    doc          VARCHAR NOT NULL,
+    stratum      VARCHAR,
+    probability  DOUBLE
+);
+
 CREATE TABLE IF NOT EXISTS doc (
     campaign_id  INTEGER NOT NULL,
     doc          VARCHAR NOT NULL,

@@ -35,7 +35,7 @@ TableFormat = choices("TableFormat", "table", "json", "csv")
 Format = choices("Format", "trec_eval", "tsv", "csv", "json", "ndeval", "ntcireval")
 Order = choices("Order", "score", "rank", "file")
 DiversityKind = choices("DiversityKind", "D", "DIN", "IA")
-QrelsFormat = choices("QrelsFormat", "qrels", "diversity", "ntcir_qrels")
+QrelsFormat = choices("QrelsFormat", "qrels", "diversity", "ntcir_qrels", "sampleval", "prels")
 Test = choices("Test", "bootstrap", "tukey", "randomisation", "t", "wilcoxon", "sign")
 # none: no correction (the default), so that a script can say so; Tukey HSD takes only none
 Correction = choices("Correction", "none", "bonferroni", "holm", "bh")
