@@ -58,6 +58,7 @@ CREATE TEMP TABLE IF NOT EXISTS ev_div_ideal (alpha_key DOUBLE, topic VARCHAR, r
                                              doc VARCHAR);
 CREATE TEMP TABLE IF NOT EXISTS ev_div_intent (topic VARCHAR, intent VARCHAR, probability DOUBLE,
                                               intent_type VARCHAR);
+CREATE TEMP TABLE IF NOT EXISTS ev_div_alpha (topic VARCHAR, alpha DOUBLE);
 
 -- name: macros
 
@@ -500,6 +501,15 @@ CREATE OR REPLACE MACRO ev_make_div_intent() AS TABLE
 SELECT i.topic, i.intent, i.probability, i.intent_type
 FROM intent i
 WHERE i.campaign_id = (SELECT q.campaign_id FROM qrels q
+                       WHERE q.qrels_id = (SELECT qrels_id FROM ev_scope));
+
+-- relation: ev_div_alpha
+-- Per-topic novelty parameters of the qrels' campaign (topic.alpha: `irw ingest alphas`).
+CREATE OR REPLACE MACRO ev_make_div_alpha() AS TABLE
+SELECT t.topic, t.alpha
+FROM topic t
+WHERE t.alpha IS NOT NULL
+  AND t.campaign_id = (SELECT q.campaign_id FROM qrels q
                        WHERE q.qrels_id = (SELECT qrels_id FROM ev_scope));
 
 -- relation: ev_div_ranked

@@ -50,6 +50,10 @@ CREATE TABLE IF NOT EXISTS topic (
     PRIMARY KEY (campaign_id, topic)
 );
 
+-- alpha: the topic's own novelty parameter of alpha-nDCG-Pr (irw ingest alphas; NULL: the
+-- measure's alpha), added to warehouses made before it.
+ALTER TABLE topic ADD COLUMN IF NOT EXISTS alpha DOUBLE;
+
 CREATE TABLE IF NOT EXISTS intent (
     campaign_id  INTEGER NOT NULL,
     topic        VARCHAR NOT NULL,

@@ -118,6 +118,22 @@ def ingest_intents(
     _guard(body)
 
 
+@ingest_app.command("alphas")
+def ingest_alphas(
+    file: Annotated[Path, typer.Argument(help="Per-topic alphas: topic alpha (alpha in [0, "
+                                         "1]), one line per topic.")],
+    campaign: Campaign,
+    warehouse: WarehouseOpt = None,
+):
+    """Ingest a novelty parameter alpha per topic (alpha-nDCG-Pr; Leelanupab, Zuccon & Jose,
+    ICTIR 2011) into a campaign."""
+    def body():
+        with open_warehouse(warehouse) as wh:
+            n = wh.ingest_topic_alphas(file, campaign)
+            typer.echo(f"ingested the alphas of {n} topics from {file} into campaign {campaign}")
+    _guard(body)
+
+
 LengthUnit = choices("LengthUnit", "words", "chars")
 
 
