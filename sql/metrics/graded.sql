@@ -53,8 +53,8 @@ SELECT l.rel,
        CASE WHEN l.rel <= 0 THEN 0.0
             ELSE coalesce(CAST(gain_map[l.rel] AS DOUBLE), l.rel / top.h) END AS degree
 FROM (SELECT DISTINCT rel FROM ev_judgment) l CROSS JOIN top
-WHERE ev_require(list_bool_and(list_transform(map_values(gain_map), lambda v: v >= 0 AND v <= 1))
-                 IS NOT false, 'generalised precision and recall take gains in [0, 1]');
+WHERE ev_require(l.rel <= 0 OR coalesce(CAST(gain_map[l.rel] AS DOUBLE), 0.0) BETWEEN 0 AND 1,
+                 'generalised precision and recall take gains in [0, 1]');
 
 -- block: ev_generalised_sums
 -- sum_{r<=k} r(d_r) of every evaluated list (k NULL: the whole list), the topic's total
@@ -145,7 +145,7 @@ LEFT JOIN ideal_sum i ON i.topic = b.topic;
 -- block: ev_gap_grades
 -- GAP's grades 1..C with G(i) = g_1 + ... + g_i, the probability that a user's threshold is
 -- at most grade i: `g` as given (it must sum to 1), or uniform over the levels 1..H of the
--- qrels (H its highest level) when empty.
+-- qrels (H its highest level) when empty. G is an exact running sum.
 CREATE OR REPLACE MACRO ev_gap_grades(g) AS TABLE
 WITH top AS (SELECT greatest(max(rel), 1) AS h FROM ev_judgment),
 grades AS (
@@ -153,10 +153,16 @@ grades AS (
     FROM top
     WHERE ev_require(len(g) = 0 OR abs(list_sum(g) - 1.0) <= 1e-9,
                      'GAP: g (the probabilities of the grades) must sum to 1')
-      AND ev_require(len(g) = 0 OR list_min(g) >= 0, 'GAP: g must be >= 0')
+),
+probs AS (
+    SELECT grade, CASE WHEN len(g) = 0 THEN CAST(1 AS DOUBLE) / h ELSE g[grade] END AS p
+    FROM grades
 )
-SELECT grade, CASE WHEN len(g) = 0 THEN grade / h ELSE list_sum(g[1:grade]) END AS cum_prob
-FROM grades;
+SELECT grade,
+       ev_from_fixed(sum(ev_to_fixed(p)) OVER (ORDER BY grade ROWS UNBOUNDED PRECEDING))
+           AS cum_prob
+FROM probs
+WHERE ev_require(p >= 0, 'GAP: g must be >= 0');
 
 -- measure: GAP
 -- params: g DOUBLE[] = []

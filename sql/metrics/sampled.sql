@@ -59,7 +59,7 @@ above AS (
     GROUP BY ALL
 ),
 above_total AS (
-    SELECT run_id, topic, rank, sum(d) AS depth_above FROM above GROUP BY ALL
+    SELECT run_id, topic, rank, sum(CAST(d AS BIGINT)) AS depth_above FROM above GROUP BY ALL
 ),
 prec_above AS (
     -- sum_c (d_c/D) (r_c + 1e-5)/(s_c + 3e-5), added as sample_eval.pl does, strata sorted
@@ -85,7 +85,7 @@ list_strata AS (
     SELECT run_id, topic, stratum, count(*) AS d, count(*) FILTER (WHERE rel >= 0) AS s
     FROM listed GROUP BY ALL
 ),
-list_total AS (SELECT run_id, topic, sum(d) AS d FROM list_strata GROUP BY ALL),
+list_total AS (SELECT run_id, topic, sum(CAST(d AS BIGINT)) AS d FROM list_strata GROUP BY ALL),
 estimated_rel AS (
     SELECT topic, sum(CASE WHEN sampled <> 0 THEN sampled_rel * docs / sampled ELSE 0 END
                       ORDER BY stratum) AS r_hat
