@@ -504,12 +504,11 @@ WHERE i.campaign_id = (SELECT q.campaign_id FROM qrels q
                        WHERE q.qrels_id = (SELECT qrels_id FROM ev_scope));
 
 -- relation: ev_div_alpha
--- Per-topic novelty parameters of the qrels' campaign (topic.alpha: `irw ingest alphas`).
+-- Per-topic novelty parameters of the qrels' campaign (topic_alpha: `irw ingest alphas`).
 CREATE OR REPLACE MACRO ev_make_div_alpha() AS TABLE
 SELECT t.topic, t.alpha
-FROM topic t
-WHERE t.alpha IS NOT NULL
-  AND t.campaign_id = (SELECT q.campaign_id FROM qrels q
+FROM topic_alpha t
+WHERE t.campaign_id = (SELECT q.campaign_id FROM qrels q
                        WHERE q.qrels_id = (SELECT qrels_id FROM ev_scope));
 
 -- relation: ev_div_ranked

@@ -50,9 +50,14 @@ CREATE TABLE IF NOT EXISTS topic (
     PRIMARY KEY (campaign_id, topic)
 );
 
--- alpha: the topic's own novelty parameter of alpha-nDCG-Pr (irw ingest alphas; NULL: the
--- measure's alpha), added to warehouses made before it.
-ALTER TABLE topic ADD COLUMN IF NOT EXISTS alpha DOUBLE;
+-- A topic's own novelty parameter alpha of alpha-nDCG-Pr (irw ingest alphas; Leelanupab,
+-- Zuccon & Jose, ICTIR 2011); a topic without one takes the measure's alpha.
+CREATE TABLE IF NOT EXISTS topic_alpha (
+    campaign_id  INTEGER NOT NULL,
+    topic        VARCHAR NOT NULL,
+    alpha        DOUBLE NOT NULL,
+    PRIMARY KEY (campaign_id, topic)
+);
 
 CREATE TABLE IF NOT EXISTS intent (
     campaign_id  INTEGER NOT NULL,

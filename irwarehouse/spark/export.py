@@ -46,6 +46,7 @@ TABLES = (
     ("judgment", _QRELS, "qrels_id", True),
     ("judgment_sample", _QRELS, None, True),      # strata / probabilities of sampled qrels
     ("topic", _CAMPAIGN, None, True),
+    ("topic_alpha", _CAMPAIGN, None, True),        # per-topic alphas of alpha-nDCG-Pr
     ("intent", _CAMPAIGN, None, True),
     ("doc", _CAMPAIGN, None, True),
     ("run", _CAMPAIGN, None, True),

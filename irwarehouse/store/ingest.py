@@ -201,14 +201,15 @@ def ingest_intents(con: duckdb.DuckDBPyConnection, path, campaign: str, *,
 
 
 def ingest_topic_alphas(con: duckdb.DuckDBPyConnection, path, campaign: str) -> int:
-    """Store per-topic alphas (`topic alpha`; formats.intents.read_topic_alphas) in the `topic`
-    table of `campaign` (created if new), in one transaction. Returns the number of topics."""
+    """Store per-topic alphas (`topic alpha`; formats.intents.read_topic_alphas) in the
+    `topic_alpha` table of `campaign` (created if new; a topic's earlier alpha is replaced), in
+    one transaction. Returns the number of topics."""
     from ..formats.intents import read_topic_alphas
     alphas = read_topic_alphas(Path(path))
     with transaction(con, f"the alphas of {Path(path).name} in campaign {campaign}"):
         cid = campaign_id(con, campaign, create=True)
-        con.executemany("INSERT INTO topic (campaign_id, topic, alpha) VALUES (?, ?, ?) "
-                        "ON CONFLICT DO UPDATE SET alpha = excluded.alpha",
+        con.executemany("INSERT OR REPLACE INTO topic_alpha (campaign_id, topic, alpha) "
+                        "VALUES (?, ?, ?)",
                         [(cid, t, a) for t, a in alphas.items()])
     return len(alphas)
 

@@ -32,8 +32,8 @@ def _values(qrels, probs, ranking, names, alphas=None) -> dict[str, float]:
     con = sql_cases.con()
     if alphas:
         cid = con.execute("SELECT campaign_id FROM qrels WHERE qrels_id = ?", [qid]).fetchone()[0]
-        con.executemany("INSERT INTO topic (campaign_id, topic, alpha) VALUES (?, ?, ?) "
-                        "ON CONFLICT DO UPDATE SET alpha = excluded.alpha",
+        con.executemany("INSERT OR REPLACE INTO topic_alpha (campaign_id, topic, alpha) "
+                        "VALUES (?, ?, ?)",
                         [(cid, t, a) for t, a in alphas.items()])
     result = evaluate(con, runs, qid, parse_measures(names), EvalOptions(complete=True))
     return {r["measure"]: r["value"] for r in result.per_topic.to_pylist()}
@@ -151,7 +151,7 @@ def test_bad_alpha_files_are_one_line_and_store_nothing(tmp_path, text, message)
         with pytest.raises(InputError) as err:
             wh.ingest_topic_alphas(path, "c")
         assert str(path) + message in str(err.value)
-        assert wh.con.execute("SELECT count(*) FROM topic").fetchone()[0] == 0
+        assert wh.con.execute("SELECT count(*) FROM topic_alpha").fetchone()[0] == 0
 
 
 def test_cli_alphas_and_rr_ia(tmp_path):
