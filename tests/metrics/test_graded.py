@@ -174,3 +174,35 @@ def test_sql_matches_the_oracles(case, k):
 def test_gap_refuses_probabilities_that_do_not_sum_to_one():
     with pytest.raises(duckdb.Error, match="must sum to 1"):
         one(QRELS, RUN, ["GAP(g=[0.5,0.2])"])
+
+
+def test_contract_names_answer_and_evaluate(tmp_path):
+    """Issue 30's spellings: `irw measures NAME` answers, `irw eval QRELS RUN -m NAME` and
+    `irw eval -C C -m NAME` evaluate them; a bad parameter is one line with exit code 1."""
+    from typer.testing import CliRunner
+
+    from irwarehouse.cli import app
+    runner = CliRunner()
+    qrels, dqrels, run = tmp_path / "q", tmp_path / "dq", tmp_path / "r"
+    qrels.write_text("".join(f"1 0 {d} {v}\n" for d, v in QRELS.items()))
+    dqrels.write_text("1 1 a 1\n1 2 c 1\n")
+    run.write_text("".join(f"1 Q0 {d} {k} {9 - k} r\n" for k, d in enumerate(RUN, start=1)))
+    db = str(tmp_path / "w.duckdb")
+    for args in (["ingest", "qrels", str(qrels), "-C", "c"], ["ingest", "run", str(run), "-C", "c"],
+                 ["ingest", "qrels", str(dqrels), "-C", "d", "--format", "diversity"],
+                 ["ingest", "run", str(run), "-C", "d"]):
+        assert runner.invoke(app, args + ["-w", db]).exit_code == 0
+    for name, files, campaign in (("GAP", qrels, "c"), ("NCG@10", qrels, "c"),
+                                  ("WP@10", qrels, "c"), ("PRES", qrels, "c"),
+                                  ("statAP", qrels, "c"), ("RR-IA@10", dqrels, "d")):
+        out = runner.invoke(app, ["measures", name])
+        assert out.exit_code == 0 and f"{name} -> {name}: measure" in out.output, out.output
+        by_file = runner.invoke(app, ["eval", str(files), str(run), "-m", name])
+        stored = runner.invoke(app, ["eval", "-C", campaign, "-m", name, "-w", db])
+        assert by_file.exit_code == 0 and stored.exit_code == 0, (by_file.output, stored.output)
+        value = by_file.output.split()[-1]
+        assert stored.output.split()[-1] == value and float(value) > 0, name
+    out = runner.invoke(app, ["eval", str(qrels), str(run), "-m", "GAP(g=[0.5,0.2])"])
+    assert out.exit_code == 1
+    assert out.output.strip() == "irw: error: GAP: g (the probabilities of the grades) must " \
+                                 "sum to 1"
