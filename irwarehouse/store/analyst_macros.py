@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 from ..errors import SqlAssetError
 from ..measures.catalog import ParamDef, _params
-from ..sqlfiles import MacroDef, all_macros, builder, relations_read
-from .macros import OPTIONS, SCOPE
+from ..sqlfiles import MacroDef, all_macros, relations_read
+from .macros import OPTIONS, context_ctes
 
 _SQL_TYPES = {"INTEGER": "INTEGER", "DOUBLE": "DOUBLE", "VARCHAR": "VARCHAR",
               "MAP": "MAP(INTEGER, DOUBLE)"}
@@ -36,17 +36,7 @@ class AnalystMacro:
         params += [(p.name, _SQL_TYPES[p.type], _default(p)) for p in self.params]
         params += OPTIONS
         types = {name: sql_type for name, sql_type, _ in params}
-        ctes = []
-        for relation in relations_read([self.block.name]):
-            if relation in SCOPE:
-                args = SCOPE[relation]
-            else:
-                make = builder(relation)
-                missing = [a for a in make.args if a not in types]
-                if missing:
-                    raise SqlAssetError(f"{self.name}: {make.name} needs {missing}")
-                args = ", ".join(f"CAST({a} AS {types[a]})" for a in make.args)
-            ctes.append(f"    {relation} AS (FROM ev_make_{relation.removeprefix('ev_')}({args}))")
+        ctes = context_ctes(relations_read([self.block.name]), types, self.name)
         block_args = ", ".join(f"CAST({p.name} AS {types[p.name]})" for p in self.params)
         signature = ", ".join(["campaign"] + [f"{n} := {d}" for n, _, d in params])
         return (f"CREATE OR REPLACE MACRO {self.name}({signature}) AS TABLE\n"

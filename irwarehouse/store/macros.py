@@ -69,22 +69,29 @@ def callable_params(mdef: MeasureDef) -> list[tuple[str, str, str]]:
     return params
 
 
-def callable_sql(mdef: MeasureDef) -> str:
-    """The CREATE MACRO statement of a measure's metric macro."""
-    params = callable_params(mdef)
-    types = {name: sql_type for name, sql_type, _ in params}
+def context_ctes(relations, types: dict[str, str], who: str) -> list[str]:
+    """The CTEs that build context relations from a macro's parameters (`types`: name -> SQL
+    type), each by its ev_make_<relation> builder (store/analyst_macros.py shares them)."""
     ctes = []
-    for relation in mdef.context:
+    for relation in relations:
         if relation in SCOPE:
             args = SCOPE[relation]
         else:
             make = builder(relation)
             missing = [a for a in make.args if a not in types]
             if missing:
-                raise SqlAssetError(f"{mdef.kernel}: {make.name} needs {missing}, which is "
+                raise SqlAssetError(f"{who}: {make.name} needs {missing}, which is "
                                     "no parameter of its metric macro")
             args = ", ".join(_typed(a, types[a]) for a in make.args)
         ctes.append(f"    {relation} AS (FROM ev_make_{relation.removeprefix('ev_')}({args}))")
+    return ctes
+
+
+def callable_sql(mdef: MeasureDef) -> str:
+    """The CREATE MACRO statement of a measure's metric macro."""
+    params = callable_params(mdef)
+    types = {name: sql_type for name, sql_type, _ in params}
+    ctes = context_ctes(mdef.context, types, mdef.kernel)
     kernel_args = ", ".join(_typed(p.name, types[p.name]) for p in mdef.params)
     if mdef.kind == "text":
         columns = "CAST(NULL AS DOUBLE) AS value, CAST(m.value AS VARCHAR) AS text"

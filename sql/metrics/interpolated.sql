@@ -10,6 +10,20 @@
 -- evaluates a one-document list of a non-pool document; 9.x does not evaluate the topic).
 -- source: trec_eval m_iprec_at_recall.c, m_11pt_avg.c; Sakai, PROMISE 2014, eq 7-8
 
+-- block: ev_iprec_levels
+-- The interpolated precision of every evaluated list at each of `recall_levels` that a
+-- retrieved relevant document reaches: the best C(r)/r at the relevant documents from the c-th
+-- on, c = trec_eval's ev_recall_cut, or with `textbook` the smallest c >= x R (the textbook
+-- rule below).
+CREATE OR REPLACE MACRO ev_iprec_levels(recall_levels, textbook) AS TABLE
+SELECT r.run_id, r.topic, lv.level, max(r.rel_so_far / r.rank) AS p
+FROM ev_relevant r
+JOIN ev_topic t ON t.topic = r.topic
+CROSS JOIN (SELECT unnest(recall_levels) AS level) lv
+WHERE r.rel_so_far >= CASE WHEN textbook THEN ceil(lv.level * t.num_rel - 1e-9)
+                           ELSE ev_recall_cut(lv.level, t.num_rel) END
+GROUP BY r.run_id, r.topic, lv.level;
+
 -- block: ev_iprec
 CREATE OR REPLACE MACRO ev_iprec(recall_level) AS TABLE
 SELECT b.run_id, b.topic,
@@ -50,14 +64,7 @@ SELECT b.run_id, b.topic,
 FROM ev_base() b
 LEFT JOIN (
     SELECT run_id, topic, sum(p ORDER BY level) AS s
-    FROM (
-        SELECT r.run_id, r.topic, lv.level, max(r.rel_so_far / r.rank) AS p
-        FROM ev_relevant r
-        JOIN ev_topic t ON t.topic = r.topic
-        CROSS JOIN (SELECT unnest(recall_levels) AS level) lv
-        WHERE r.rel_so_far >= ev_recall_cut(lv.level, t.num_rel)
-        GROUP BY r.run_id, r.topic, lv.level
-    ) GROUP BY run_id, topic
+    FROM ev_iprec_levels(recall_levels, false) GROUP BY run_id, topic
 ) x ON x.run_id = b.run_id AND x.topic = b.topic;
 
 -- block: ev_iprec_textbook
@@ -73,12 +80,8 @@ LEFT JOIN (
 CREATE OR REPLACE MACRO ev_iprec_textbook(recall_level) AS TABLE
 SELECT b.run_id, b.topic, coalesce(x.p, 0.0) AS value
 FROM ev_base() b
-LEFT JOIN (
-    SELECT r.run_id, r.topic, max(r.rel_so_far / r.rank) AS p
-    FROM ev_relevant r JOIN ev_topic t ON t.topic = r.topic
-    WHERE r.rel_so_far >= ceil(recall_level * t.num_rel - 1e-9)
-    GROUP BY r.run_id, r.topic
-) x ON x.run_id = b.run_id AND x.topic = b.topic;
+LEFT JOIN ev_iprec_levels([recall_level], true) x
+       ON x.run_id = b.run_id AND x.topic = b.topic;
 
 -- measure: textbook_iprec_at_recall
 -- params: recall_level DOUBLE = 0.0,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1.0
@@ -104,13 +107,6 @@ SELECT b.run_id, b.topic, coalesce(x.s, 0.0) / len(recall_levels) AS value
 FROM ev_base() b
 LEFT JOIN (
     SELECT run_id, topic, sum(p ORDER BY level) AS s
-    FROM (
-        SELECT r.run_id, r.topic, lv.level, max(r.rel_so_far / r.rank) AS p
-        FROM ev_relevant r
-        JOIN ev_topic t ON t.topic = r.topic
-        CROSS JOIN (SELECT unnest(recall_levels) AS level) lv
-        WHERE r.rel_so_far >= ceil(lv.level * t.num_rel - 1e-9)
-        GROUP BY r.run_id, r.topic, lv.level
-    ) GROUP BY run_id, topic
+    FROM ev_iprec_levels(recall_levels, true) GROUP BY run_id, topic
 ) x ON x.run_id = b.run_id AND x.topic = b.topic
 WHERE ev_require(len(recall_levels) > 0, 'recall_levels must not be empty');
