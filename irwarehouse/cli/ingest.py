@@ -39,11 +39,11 @@ def ingest_qrels(
     name: Annotated[str | None, typer.Option(help="Name of this judgment set "
                                                 "(default: the file name).")] = None,
     fmt: Annotated[QrelsFormat | None, typer.Option("--format", help="qrels: topic iter doc "
-                   "rel; diversity: topic subtopic doc rel; ntcir_qrels: topic doc Lx; sampleval: topic "
-                   "iter doc stratum rel (sample_eval.pl); prels: topic doc rel method "
-                   "probability (statAP_MQ_eval). Default: read from the first lines (3 "
-                   "fields: ntcir_qrels; 4 with Lx levels: diversity; 4 with numbers: qrels; "
-                   "5: sampleval or prels).")] = None,
+                   "rel; diversity: topic subtopic doc rel; ntcir_qrels: topic doc Lx; "
+                   "sampleval: topic iter doc stratum rel (sample_eval.pl); prels: topic doc "
+                   "rel method probability (statAP_MQ_eval). Default: read from the first "
+                   "lines (3 fields: ntcir_qrels; 4 with Lx levels: diversity; 4 with numbers: "
+                   "qrels; 5: sampleval or prels).")] = None,
     replace: Annotated[bool, typer.Option(help="Replace a qrels of the same name.")] = False,
     warehouse: WarehouseOpt = None,
 ):

@@ -20,8 +20,9 @@
 
 `condensed:M` or `M'` is M on the condensed list (unjudged documents dropped first; Sakai, SIGIR
 2007). `gm:M` is M summarised by the geometric mean over topics, each value floored at 1e-5
-first (trec_eval's gm_map; Robertson, CIKM 2006) instead of M's own summary. `ntcir:` reads the term as NTCIREVAL's name. A catalog name that the grammar would split
-(`I-rec@n`) is read whole. Several names may share one argument, separated by spaces (the
+first (trec_eval's gm_map; Robertson, CIKM 2006) instead of M's own summary. `ntcir:` reads
+the term as NTCIREVAL's name. A catalog name that the grammar would split (`I-rec@n`) is read
+whole. Several names may share one argument, separated by spaces (the
 ir_measures habit: `-m "P@10 nDCG@10"`).
 """
 

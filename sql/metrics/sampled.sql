@@ -133,7 +133,9 @@ grade_ranks AS (
 ideal AS (
     SELECT topic, sum(grade / (ln(r + 1) / ln(2)) ORDER BY r) AS dcg
     FROM (SELECT topic, grade,
-                 unnest(range(start + 1, least(start + n, greatest(CAST(depth AS BIGINT), start + 1)) + 1)) AS r
+                 unnest(range(start + 1,
+                              least(start + n, greatest(CAST(depth AS BIGINT), start + 1)) + 1))
+                     AS r
           FROM grade_ranks WHERE n > 0)
     GROUP BY topic
 )
@@ -226,7 +228,8 @@ SELECT b.run_id, b.topic,
        CASE WHEN b.num_rel = 0 THEN 0.0
             ELSE 1.0 - ((coalesce(f.rank_sum, 0)
                          + (b.num_rel - coalesce(f.n_found, 0))
-                           * (cutoff + (b.num_rel + coalesce(f.n_found, 0) + 1) / CAST(2 AS DOUBLE)))
+                           * (cutoff + (b.num_rel + coalesce(f.n_found, 0) + 1)
+                                       / CAST(2 AS DOUBLE)))
                         / b.num_rel - (b.num_rel + 1) / CAST(2 AS DOUBLE)) / cutoff END AS value
 FROM ev_base() b
 LEFT JOIN found f ON f.run_id = b.run_id AND f.topic = b.topic

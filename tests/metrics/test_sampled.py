@@ -26,7 +26,8 @@ from tests.oracles import sampled_oracle as oracle
 
 DATA = TEST_DATA / "sampled"
 PROPERTY = settings(derandomize=True, max_examples=25, deadline=None, database=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+                    suppress_health_check=[HealthCheck.too_slow,
+                                           HealthCheck.function_scoped_fixture])
 PRINTED = {"infAP": "{:6.4f}", "infNDCG": "{:6.4f}", "statAP": "{:f}"}
 IRW_NAME = {"infAP": "xinfAP", "infNDCG": "infNDCG", "statAP": "statAP"}
 
