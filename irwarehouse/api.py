@@ -110,6 +110,10 @@ class Warehouse:
         """Intent probabilities/types (NTCIREVAL Iprob or DINprob) for diversity measures."""
         return _ingest.ingest_intents(self.con, path, campaign, normalise=normalise)
 
+    def ingest_topic_alphas(self, path, campaign: str) -> int:
+        """Per-topic alphas (`topic alpha`) for alpha-nDCG-Pr."""
+        return _ingest.ingest_topic_alphas(self.con, path, campaign)
+
     def ingest_doclengths(self, path, campaign: str, *, unit: str = "words") -> int:
         """Document lengths (`docno length` in `unit` words|chars, or `docno words chars`)
         for TBG and the U-measure."""

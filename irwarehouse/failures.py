@@ -106,5 +106,9 @@ def _duckdb_error(exc: BaseException) -> tuple[int, str] | None:
         return EXIT_STORAGE, clean(f"out of memory: {message}")
     if isinstance(exc, duckdb.CatalogException):
         return EXIT_STORAGE, clean(f"{message} (is this an irw warehouse? `irw check` tells)")
+    if isinstance(exc, duckdb.InvalidInputException):
+        # the metric SQL's checks of a measure's parameters (ev_require: `p must be between 0
+        # and 1`, `GAP: g ... must sum to 1`): a user error
+        return EXIT_ERROR, clean(message.removeprefix("Invalid Input Error: "))
     return EXIT_INTERNAL, clean(f"internal error: {message} (run with --debug for the "
                                 "traceback, and please report it)")

@@ -306,7 +306,8 @@ def sql_digest() -> str:
     package = Path(__file__).resolve().parent
     for path in [sql_dir() / "schema.sql", sql_dir() / "context.sql", *metric_files(),
                  *(p for _, p in domain_files()),
-                 package / "store" / "macros.py", package / "measures" / "catalog.py",
+                 package / "store" / "macros.py", package / "store" / "analyst_macros.py",
+                 package / "measures" / "catalog.py",
                  package / "measures" / "portability.py"]:
         h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     return h.hexdigest()

@@ -28,6 +28,8 @@ CREATE TEMP TABLE IF NOT EXISTS ev_runs (run_id INTEGER);
 CREATE TEMP TABLE IF NOT EXISTS ev_options (trec_eval_version INTEGER, complete BOOLEAN,
                                            absent_list_empty BOOLEAN);
 CREATE TEMP TABLE IF NOT EXISTS ev_judgment (topic VARCHAR, doc VARCHAR, rel INTEGER);
+CREATE TEMP TABLE IF NOT EXISTS ev_sample (topic VARCHAR, doc VARCHAR, stratum VARCHAR,
+                                         probability DOUBLE);
 CREATE TEMP TABLE IF NOT EXISTS ev_topic (topic VARCHAR, num_rel BIGINT, num_nonrel BIGINT);
 CREATE TEMP TABLE IF NOT EXISTS ev_sorted (run_id INTEGER, topic VARCHAR, doc VARCHAR);
 CREATE TEMP TABLE IF NOT EXISTS ev_full_ranked (run_id INTEGER, topic VARCHAR, full_rank BIGINT,
@@ -48,13 +50,15 @@ CREATE TEMP TABLE IF NOT EXISTS ev_div_listed (
     run_id INTEGER, topic VARCHAR, rank BIGINT, doc VARCHAR, rel INTEGER, is_rel BOOLEAN,
     length_words DOUBLE, length_chars DOUBLE);
 CREATE TEMP TABLE IF NOT EXISTS ev_div_judgment (topic VARCHAR, intent VARCHAR, doc VARCHAR,
-                                                rel INTEGER, gain DOUBLE);
+                                                rel INTEGER, gain DOUBLE, is_rel BOOLEAN);
 CREATE TEMP TABLE IF NOT EXISTS ev_div_ranked (run_id INTEGER, topic VARCHAR, rank BIGINT,
-                                              intent VARCHAR, rel INTEGER, gain DOUBLE);
+                                              intent VARCHAR, rel INTEGER, gain DOUBLE,
+                                              is_rel BOOLEAN);
 CREATE TEMP TABLE IF NOT EXISTS ev_div_ideal (alpha_key DOUBLE, topic VARCHAR, rank BIGINT,
                                              doc VARCHAR);
 CREATE TEMP TABLE IF NOT EXISTS ev_div_intent (topic VARCHAR, intent VARCHAR, probability DOUBLE,
                                               intent_type VARCHAR);
+CREATE TEMP TABLE IF NOT EXISTS ev_div_alpha (topic VARCHAR, alpha DOUBLE);
 
 -- name: macros
 
@@ -153,6 +157,15 @@ SELECT j.topic, j.doc, max(j.rel) AS rel
 FROM judgment j
 WHERE j.qrels_id = (SELECT qrels_id FROM ev_scope)
 GROUP BY j.topic, j.doc;
+
+-- relation: ev_sample
+-- How the judged documents of sampled qrels were sampled (judgment_sample: `irw ingest qrels
+-- --format sampleval` or `prels`): a stratum or an inclusion probability per (topic, doc);
+-- empty for other qrels.
+CREATE OR REPLACE MACRO ev_make_sample() AS TABLE
+SELECT s.topic, s.doc, s.stratum, s.probability
+FROM judgment_sample s
+WHERE s.qrels_id = (SELECT qrels_id FROM ev_scope);
 
 -- relation: ev_topic
 -- Per-topic counts of the qrels: R (level >= relevance_level) and N (judged, 0 <= level <
@@ -480,12 +493,16 @@ SELECT * FROM ev_make_listed(sort_order, 10, judged_only, max_docs, relevance_le
 -- Per-intent judgments of the qrels (diversity qrels keep the subtopic in `intent`; an ad hoc
 -- qrels is one intent ''), with the gain of the level for NTCIREVAL's measures: `gains` (MAP
 -- level -> gain, `irw eval --diversity ... -g`) or the level itself, as DIN-splitqrels' L1G..L9G
--- table (default L1..L9 = 1..9); 0 below L1.
-CREATE OR REPLACE MACRO ev_make_div_judgment(gains) AS TABLE
+-- table (default L1..L9 = 1..9); 0 below L1. is_rel: the level reaches relevance_level (-l;
+-- ir_measures' rel=), the binary relevance of ndeval's measures (ndeval itself: level > 0, the
+-- default -l 1; pyndeval, which ir_measures calls, binarises at rel=); NTCIREVAL's measures read
+-- levels and gains and ignore it.
+CREATE OR REPLACE MACRO ev_make_div_judgment(gains, relevance_level) AS TABLE
 SELECT j.topic, j.intent, j.doc, j.rel,
        CASE WHEN j.rel >= 1
             THEN coalesce(CAST(gains[j.rel] AS DOUBLE), CAST(j.rel AS DOUBLE))
-            ELSE 0.0 END AS gain
+            ELSE 0.0 END AS gain,
+       j.rel >= relevance_level AS is_rel
 FROM judgment j
 WHERE j.qrels_id = (SELECT qrels_id FROM ev_scope);
 
@@ -495,6 +512,14 @@ CREATE OR REPLACE MACRO ev_make_div_intent() AS TABLE
 SELECT i.topic, i.intent, i.probability, i.intent_type
 FROM intent i
 WHERE i.campaign_id = (SELECT q.campaign_id FROM qrels q
+                       WHERE q.qrels_id = (SELECT qrels_id FROM ev_scope));
+
+-- relation: ev_div_alpha
+-- Per-topic novelty parameters of the qrels' campaign (topic_alpha: `irw ingest alphas`).
+CREATE OR REPLACE MACRO ev_make_div_alpha() AS TABLE
+SELECT t.topic, t.alpha
+FROM topic_alpha t
+WHERE t.campaign_id = (SELECT q.campaign_id FROM qrels q
                        WHERE q.qrels_id = (SELECT qrels_id FROM ev_scope));
 
 -- relation: ev_div_ranked
@@ -521,7 +546,7 @@ kept AS (
       AND (NOT judged_only
            OR EXISTS (SELECT 1 FROM judged_docs jd WHERE jd.topic = l.topic AND jd.doc = l.doc))
 )
-SELECT k.run_id, k.topic, k.rank, j.intent, j.rel, j.gain
+SELECT k.run_id, k.topic, k.rank, j.intent, j.rel, j.gain, j.is_rel
 FROM kept k JOIN ev_div_judgment j ON j.topic = k.topic AND j.doc = k.doc;
 
 -- relation: ev_div_ideal
@@ -537,7 +562,7 @@ FROM kept k JOIN ev_div_judgment j ON j.topic = k.topic AND j.doc = k.doc;
 CREATE OR REPLACE MACRO ev_make_div_ideal(alpha) AS TABLE
 WITH RECURSIVE
 relevant AS (
-    SELECT DISTINCT topic, intent, doc FROM ev_div_judgment WHERE rel > 0
+    SELECT DISTINCT topic, intent, doc FROM ev_div_judgment WHERE is_rel
 ),
 intent_number AS (
     -- ndeval's subtopic order: numbers ascending (they are its array indices), then names

@@ -54,6 +54,15 @@ CREATE TABLE IF NOT EXISTS topic (
     PRIMARY KEY (campaign_id, topic)
 );
 
+-- A topic's own novelty parameter alpha of alpha-nDCG-Pr (irw ingest alphas; Leelanupab,
+-- Zuccon & Jose, ICTIR 2011); a topic without one takes the measure's alpha.
+CREATE TABLE IF NOT EXISTS topic_alpha (
+    campaign_id  INTEGER NOT NULL,
+    topic        VARCHAR NOT NULL,
+    alpha        DOUBLE NOT NULL,
+    PRIMARY KEY (campaign_id, topic)
+);
+
 CREATE TABLE IF NOT EXISTS intent (
     campaign_id  INTEGER NOT NULL,
     topic        VARCHAR NOT NULL,
@@ -84,6 +93,18 @@ CREATE TABLE IF NOT EXISTS judgment (
     intent       VARCHAR NOT NULL DEFAULT '',
     doc          VARCHAR NOT NULL,
     rel          INTEGER NOT NULL
+);
+
+-- How a judged document of sampled qrels was sampled (irw ingest qrels --format sampleval or
+-- prels; irwarehouse/formats/sampled.py): the stratum it was drawn from (sample_eval.pl's
+-- qrels) or its inclusion probability (statAP_MQ_eval's prels), read by xinfAP, infNDCG and
+-- statAP (sql/metrics/sampled.sql).
+CREATE TABLE IF NOT EXISTS judgment_sample (
+    qrels_id     INTEGER NOT NULL,
+    topic        VARCHAR NOT NULL,
+    doc          VARCHAR NOT NULL,
+    stratum      VARCHAR,
+    probability  DOUBLE
 );
 
 CREATE TABLE IF NOT EXISTS doc (
@@ -289,7 +310,8 @@ ALTER TABLE measure_catalog ADD COLUMN IF NOT EXISTS domain VARCHAR;
 -- (measure_catalog.summary); topic_values in topic order (byte order, as trec_eval adds them),
 -- added one by one in that order (list_reduce), so a run value is the same bits on every path:
 --   mean     the arithmetic mean (the values added one by one in that order, then divided)
---   gmean    the geometric mean, exp(mean of ln v); the gm_ measures floor values at 1e-5 first
+--   gmean    the geometric mean, exp(mean of ln v), each v floored at 1e-5 first (trec_eval's
+--            MIN_GEO_MEAN; the gm_ measures' values are floored already)
 --   sum      the sum (num_ret, num_rel_ret, num_q, ...)
 --   num_rel  the sum; with trec_eval -c, `judged_relevant` instead: the number of judged
 --            documents of level > 0 over every topic, whatever -l (te_calc_avg_num_rel)
@@ -300,8 +322,8 @@ CASE WHEN summary = 'none' OR len(topic_values) = 0 THEN NULL
          THEN CAST(judged_relevant AS DOUBLE)
      WHEN summary IN ('sum', 'num_rel') THEN list_reduce(topic_values, lambda a, b: a + b)
      WHEN summary = 'gmean'
-         THEN exp(list_reduce(list_transform(topic_values, lambda v: ln(v)), lambda a, b: a + b)
-                  / len(topic_values))
+         THEN exp(list_reduce(list_transform(topic_values, lambda v: ln(greatest(v, 0.00001))),
+                              lambda a, b: a + b) / len(topic_values))
      ELSE list_reduce(topic_values, lambda a, b: a + b) / len(topic_values) END;
 
 -- Per-run values of every stored measure: `mean` is the run's value formed by the measure's
@@ -315,7 +337,8 @@ WITH judged_relevant AS (
     GROUP BY qrels_id
 ),
 scored AS (
-    SELECT s.*, coalesce(m.summary, 'mean') AS summary,
+    SELECT s.*, CASE WHEN starts_with(s.measure, 'gm:') THEN 'gmean'   -- gm:NAME
+                     ELSE coalesce(m.summary, 'mean') END AS summary,
            CASE WHEN s.complete THEN coalesce(jr.n, 0) END AS judged_relevant
     FROM score s
     LEFT JOIN measure_catalog m ON m.measure = s.family

@@ -56,6 +56,8 @@ def test_shown_cuts_long_values_and_escapes():
     (duckdb.OutOfMemoryException("Out of Memory Error: x"), 3, "out of memory"),
     (duckdb.InterruptException("INTERRUPT Error"), 130, "interrupted"),
     (ValueError("alpha must be in (0, 1)"), 1, "alpha"),
+    (duckdb.InvalidInputException("Invalid Input Error: p must be between 0 and 1"), 1,
+     "p must be between 0 and 1"),
     (KeyError("x\ny"), 4, "--debug"),
 ])
 def test_describe_gives_one_line_and_a_code(exc, code, words):

@@ -39,7 +39,7 @@ TableFormat = choices("TableFormat", "table", "tsv", "csv", "json")
 # irw eval's layouts, as request.layouts declares them
 Format = choices("Format", *LAYOUTS)
 DiversityKind = choices("DiversityKind", "D", "DIN", "IA")
-QrelsFormat = choices("QrelsFormat", "qrels", "diversity", "ntcir_qrels")
+QrelsFormat = choices("QrelsFormat", "qrels", "diversity", "ntcir_qrels", "sampleval", "prels")
 Test = choices("Test", "bootstrap", "tukey", "randomisation", "t", "wilcoxon", "sign")
 # none: no correction (the default), so that a script can say so; Tukey HSD takes only none
 Correction = choices("Correction", "none", "bonferroni", "holm", "bh")

@@ -39,9 +39,11 @@ def ingest_qrels(
     name: Annotated[str | None, typer.Option(help="Name of this judgment set "
                                                 "(default: the file name).")] = None,
     fmt: Annotated[QrelsFormat | None, typer.Option("--format", help="qrels: topic iter doc "
-                   "rel; diversity: topic subtopic doc rel; ntcir_qrels: topic doc Lx. Default: "
-                   "read from the first lines (3 fields: ntcir_qrels; 4 with Lx levels: "
-                   "diversity; 4 with numbers: qrels).")] = None,
+                   "rel; diversity: topic subtopic doc rel; ntcir_qrels: topic doc Lx; "
+                   "sampleval: topic iter doc stratum rel (sample_eval.pl); prels: topic doc "
+                   "rel method probability (statAP_MQ_eval). Default: read from the first "
+                   "lines (3 fields: ntcir_qrels; 4 with Lx levels: diversity; 4 with numbers: "
+                   "qrels; 5: sampleval or prels).")] = None,
     replace: Annotated[bool, typer.Option(help="Replace a qrels of the same name.")] = False,
     warehouse: WarehouseOpt = None,
 ):
@@ -113,6 +115,22 @@ def ingest_intents(
                 n = wh.assign_intent_probabilities(campaign, scheme=scheme.value)
                 typer.echo(f"{scheme.value} probabilities for {n} intents of campaign "
                            f"{campaign}")
+    _guard(body)
+
+
+@ingest_app.command("alphas")
+def ingest_alphas(
+    file: Annotated[Path, typer.Argument(help="Per-topic alphas: topic alpha (alpha in [0, "
+                                         "1]), one line per topic.")],
+    campaign: Campaign,
+    warehouse: WarehouseOpt = None,
+):
+    """Ingest a novelty parameter alpha per topic (alpha-nDCG-Pr; Leelanupab, Zuccon & Jose,
+    ICTIR 2011) into a campaign."""
+    def body():
+        with open_warehouse(warehouse) as wh:
+            n = wh.ingest_topic_alphas(file, campaign)
+            typer.echo(f"ingested the alphas of {n} topics from {file} into campaign {campaign}")
     _guard(body)
 
 

@@ -115,3 +115,29 @@ def scheme_probabilities(intents: list[str], scheme: str) -> dict[str, float]:
         total = sum(2.0 ** k for k in range(1, n + 1))
         return {i: 2.0 ** (n - j + 1) / total for j, i in enumerate(ordered, start=1)}
     raise MeasureError(f"unknown probability scheme {scheme!r}; use one of {', '.join(SCHEMES)}")
+
+
+def read_topic_alphas(path: Path) -> dict[str, float]:
+    """Per-topic novelty parameters of alpha-nDCG-Pr (Leelanupab, Zuccon & Jose, ICTIR 2011 set
+    alpha on a query basis): `topic alpha` lines, alpha in [0, 1]; blank lines and `#` comments
+    skipped. A bad line is one error naming the file and the line."""
+    path = Path(path)
+    out: dict[str, float] = {}
+    first: dict[str, int] = {}
+    for lineno, fields in field_lines(path):
+        if len(fields) != 2:
+            raise InputError(path, lineno, f"expected 2 fields (topic alpha), found {len(fields)}")
+        topic, text = fields
+        problem = number_problem(text, "alpha")
+        if problem:
+            raise InputError(path, lineno, problem)
+        if not 0.0 <= float(text) <= 1.0:
+            raise InputError(path, lineno, f"alpha {shown(text)} is not in [0, 1]")
+        if topic in first:
+            raise InputError(path, lineno, f"topic {shown(topic)} appears twice (first at line "
+                             f"{first[topic]})")
+        first[topic] = lineno
+        out[topic] = float(text)
+    if not out:
+        raise InputError(path, None, "no topics (empty file)")
+    return out

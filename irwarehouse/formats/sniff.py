@@ -9,7 +9,10 @@
   the first lines judge a document of a topic under two subtopics (ad hoc qrels judge it
   once); a file whose second field is 0 on every line read is trec_eval's (its iteration
   field; subtopics are numbered from 1) even when diversity is asked for, so that a diversity
-  measure on ad hoc qrels gets its warning (engine/checks.py) instead of one subtopic "0".
+  measure on ad hoc qrels gets its warning (engine/checks.py) instead of one subtopic "0";
+* 5 fields: sampled judgments (formats/sampled.py), sample_eval.pl's `topic iteration doc
+  stratum rel` (sampleval) when the second field is an integer and the third is not, else the
+  Million Query track's prels `topic doc rel method probability` (prels).
 
 The first line that is not blank or a comment decides. A file whose lines do not all fit what
 it decided fails on the first line that does not, with a one-line error naming the flag that
@@ -30,7 +33,8 @@ SAMPLE_LINES = 200          # lines read to tell subtopics from trec_eval's iter
 _LABEL = re.compile(r"L[0-9]+")
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 FORMAT_FIELDS = ("qrels: topic iteration doc rel; diversity: topic subtopic doc rel; "
-                 "ntcir_qrels: topic doc Lx")
+                 "ntcir_qrels: topic doc Lx; sampleval: topic iteration doc stratum rel; "
+                 "prels: topic doc rel method probability")
 
 
 def sniff_qrels_format(path: str | Path, *, diversity: bool = False,
@@ -51,6 +55,9 @@ def sniff_qrels_format(path: str | Path, *, diversity: bool = False,
         return "ntcir_qrels"
     if len(fields) == 4 and labelled:
         return "diversity"
+    if len(fields) == 5:
+        return "sampleval" if _INTEGER.fullmatch(fields[1]) and not _INTEGER.fullmatch(
+            fields[2]) else "prels"
     if len(fields) == 6:
         raise InputError(path, lineno, "this is a run (6 fields: topic Q0 doc rank score "
                          "tag), not qrels: the qrels file comes first (QRELS RUN)")

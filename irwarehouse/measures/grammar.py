@@ -1,7 +1,7 @@
 """The one grammar of measure names: how a name is written, before anything says what it means
 (irwarehouse.measures.resolve does that, with the catalog's names).
 
-    measure     = set | [ "condensed:" ] [ "ntcir:" ] term [ "'" ]
+    measure     = set | [ "gm:" ] [ "condensed:" ] [ "ntcir:" ] term [ "'" ]
     set         = "all_trec" | "official" | "ntcireval" | "ntcireval-j" | "runid"
     term        = trec-term | call-term
     trec-term   = word "." trec-params                      trec_eval: P.5,10  ndcg.1=3,2=7
@@ -19,8 +19,10 @@
     word        = letter-or-digit { letter | digit | "_" }
 
 `condensed:M` or `M'` is M on the condensed list (unjudged documents dropped first; Sakai, SIGIR
-2007). `ntcir:` reads the term as NTCIREVAL's name. A catalog name that the grammar would split
-(`I-rec@n`) is read whole. Several names may share one argument, separated by spaces (the
+2007). `gm:M` is M summarised by the geometric mean over topics, each value floored at 1e-5
+first (trec_eval's gm_map; Robertson, CIKM 2006) instead of M's own summary. `ntcir:` reads
+the term as NTCIREVAL's name. A catalog name that the grammar would split (`I-rec@n`) is read
+whole. Several names may share one argument, separated by spaces (the
 ir_measures habit: `-m "P@10 nDCG@10"`).
 """
 
@@ -31,6 +33,7 @@ from dataclasses import dataclass
 
 from ..errors import MeasureError
 
+GEOMETRIC_PREFIX = "gm:"
 CONDENSED_PREFIX = "condensed:"
 CONDENSED_SUFFIX = "'"
 NTCIR_PREFIX = "ntcir:"

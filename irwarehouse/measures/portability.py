@@ -16,7 +16,10 @@ from ..sqlfiles import builder, macro_closure
 from .catalog import MeasureDef
 
 # macro -> why it has no Spark translation (docs/sql_portability.md)
-NOT_PORTABLE: dict[str, str] = {}
+NOT_PORTABLE: dict[str, str] = {
+    "ev_div_pr_ideal": "a recursive CTE whose step ranks the candidates with a window function "
+                       "(Spark's WITH RECURSIVE refuses it) and a list comprehension",
+}
 
 
 def macros_read(mdef: MeasureDef) -> set[str]:

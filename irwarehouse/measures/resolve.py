@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 
 from ..errors import MeasureError
 from .catalog import MeasureDef, Spelling, in_set, names, registry, set_names
-from .grammar import Name, parse, printed_form, split_list
+from .grammar import GEOMETRIC_PREFIX, Name, parse, printed_form, split_list
 from .values import canonical_gains, header_default, number, parse_cutoffs, parse_gains, short
 
 DIALECT_ORDER = ("trec_eval", "ndeval", "irw", "ir_measures", "ranx", "sakai2014", "ntcireval")
@@ -90,6 +90,12 @@ class MeasureRequest:
         (a measure's `gains` equal to it is the option's, not the name's). Per-measure options
         (ir_measures' rel=, judged_only=, the condensed M') are options of the stored row, not
         parts of its name."""
+        own = registry().get(self.mdef.name)
+        if own is not None and self.mdef.summary == "gmean" and own.summary != "gmean":
+            # gm:NAME, the geometric mean of NAME: the same per-topic values under their own
+            # name, so that run_score forms the run's value as gm: asks
+            base = replace(self, mdef=own).stored_name(gains)
+            return GEOMETRIC_PREFIX + base
         params = self.mdef.params
         cut = next((i for i, p in enumerate(params) if p.name in ("cutoff", "depth")), None)
         if cut is None and params and params[0].is_list_default:
@@ -240,6 +246,11 @@ def resolve(text: str, version: int = 9, ntcir: NtcirSettings | None = None, *,
     if text in set_names():                                   # NTCIREVAL's sets
         return [req for label in _ntcir_set(text)
                 for req in resolve(label, version, ntcir, dialects=("ntcireval",))]
+    if text.startswith(GEOMETRIC_PREFIX):
+        # any measure's geometric mean over topics (irw_summarise's gmean floors at 1e-5)
+        return [replace(r, mdef=replace(r.mdef, summary="gmean"), name=GEOMETRIC_PREFIX + r.name)
+                for r in resolve(text.removeprefix(GEOMETRIC_PREFIX), version, ntcir,
+                                 dialects=dialects)]
     name = parse(text)
     if name.condensed:
         base = text.removeprefix("condensed:").removesuffix("'")
@@ -401,9 +412,13 @@ def _bind_trec(mdef: MeasureDef, name: Name) -> list[MeasureRequest]:
 
 def _value(mdef: MeasureDef, p, text: str, where: str):
     if p.type == "MAP":
-        return parse_gains(text, what=p.name, monotone=p.name == "gains")
+        # ntcir_eval refuses gains that decrease with the level; trec_eval's and ir_measures'
+        # nDCG(gains=...) take any gains
+        return parse_gains(text, what=p.name,
+                           monotone=p.name == "gains" and mdef.dialect == "ntcireval")
     if p.type.endswith("[]"):
-        return [float(number(t, "DOUBLE", where)) for t in text.strip("[]").split(",")]
+        return [float(number(t, "DOUBLE", where)) for t in text.strip("[]").split(",")
+                if t.strip()]
     value = number(text, p.type, where, truncate=False)
     if p.name in mdef.positive and value <= 0:
         raise MeasureError(f"{where}: {p.name} must be > 0")

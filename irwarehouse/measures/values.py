@@ -93,7 +93,7 @@ def header_default(p) -> object:
     if p.type == "MAP":
         return parse_gains(text.strip("{} "), what=p.name, monotone=p.name == "gains")
     if p.type.endswith("[]"):
-        return [float(x) for x in text.strip("[]").split(",")]
+        return [float(x) for x in text.strip("[]").split(",") if x.strip()]
     return number(text, p.type, p.name)
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..errors import IrwError
 from ..engine.matrix import ScoreMatrix, matrix_from_rows
+from ..errors import IrwError
 
 
 def matrices_for(wh, campaigns: list[str], measures: list[str], runs: list[str] | None,

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..engine.settings import PROFILE
-from ..errors import IrwError, MeasureError, WarehouseError
+from ..errors import MeasureError, WarehouseError
 from ..options import EvalOptions, EvalSettings
 
 
@@ -209,7 +209,6 @@ def scores(con, where: Scope, labels: list[str], *, runs: list[str] | None = Non
     runs that have none, evaluated with the same options (and stored with `store`);
     `use_stored=False` evaluates every run afresh. Online and text measures, which their own
     commands store under their own settings, are read as stored."""
-    from ..engine.matrix import summary_of
     from ..measures import parse_measures
     ntcir = where.ntcir()
     out: list[MeasureScores] = []
@@ -224,7 +223,7 @@ def scores(con, where: Scope, labels: list[str], *, runs: list[str] | None = Non
             raise MeasureError(f"{label!r} names {len(requests)} measures; give one per -m")
         req = requests[0]
         name = req.stored_name(dict(where.options.gains))
-        out.append(MeasureScores(label, name, summary_of(con, req.mdef.name)))
+        out.append(MeasureScores(label, name, req.mdef.summary))   # gm: asks gmean
         ranked.append((out[-1], req))
     wanted = _ranked_runs(con, where.campaign, runs) if ranked else []
     missing: dict[str, list] = {}

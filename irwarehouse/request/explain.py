@@ -37,8 +37,8 @@ def explain(text: str) -> str:
         mdef = req.mdef
         bound = ", ".join(f"{p.name}={a}" for p, a in zip(mdef.params, req.args))
         own = ", ".join(f"{k}={v}" for k, v in req.overrides)
-        lines += [f"{text} -> {req.name}: measure {mdef.name} ({mdef.dialect}; "
-                  f"sql/metrics/{mdef.family}.sql, macro {mdef.macro})",
+        lines += [(f"{text} -> {req.name}: measure {mdef.name} ({mdef.dialect}; "
+                  f"sql/metrics/{mdef.family}.sql, macro {mdef.macro})"),
                   f"  stored as: {req.stored_name()}",
                   *([f"  parameters: {bound}"] if bound else []),
                   *([f"  evaluated with: {own}"] if own else []),

@@ -5,6 +5,7 @@ DIR/<table>/ holds one table each, with the warehouse's columns and ids, so that
 (inlined and transpiled, irwarehouse.spark.dialect) runs on them unchanged:
 
     campaign/ qrels/ topic/ intent/ doc/ run/ run_list/ judged_pair/    one file each
+    judgment_sample/                     (strata, probabilities of sampled qrels) one file
     judgment/qrels_id=<id>/                                              one folder per qrels
     run_row/run_id=<id>/  judged_row/run_id=<id>/                        one folder per run
     session_row/run_id=<id>/, session_log/, preference/, known_doc/, pool*/, interleav*/
@@ -44,7 +45,9 @@ TABLES = (
     ("campaign_profile", _CAMPAIGN, None, True),     # the metric macros' default options
     ("qrels", _CAMPAIGN, None, True),
     ("judgment", _QRELS, "qrels_id", True),
+    ("judgment_sample", _QRELS, None, True),      # strata / probabilities of sampled qrels
     ("topic", _CAMPAIGN, None, True),
+    ("topic_alpha", _CAMPAIGN, None, True),        # per-topic alphas of alpha-nDCG-Pr
     ("intent", _CAMPAIGN, None, True),
     ("doc", _CAMPAIGN, None, True),
     ("run", _CAMPAIGN, None, True),

@@ -222,6 +222,7 @@ def upgrade(con: duckdb.DuckDBPyConnection) -> None:
     catalog, and what older warehouses lack (_backfill); then record the SQL's digest. Done
     only when the recorded digest differs."""
     from ..measures import registry
+    from .analyst_macros import analyst_macros
     from .macros import CATALOG_COLUMNS, callable_sql, catalog_rows, domain_catalog_rows
     digest = sql_digest()
     con.execute("BEGIN TRANSACTION")
@@ -233,6 +234,8 @@ def upgrade(con: duckdb.DuckDBPyConnection) -> None:
         defs = list(registry().values())
         for mdef in defs:
             con.execute(callable_sql(mdef))
+        for analyst in analyst_macros():              # irw_cg_curve, irw_cg_curve_mean
+            con.execute(analyst.sql())
         _create_macros(con, [p for _, p in domain_files()])
         con.execute("DELETE FROM measure_catalog")
         columns = ", ".join(f'"{c}"' for c in CATALOG_COLUMNS)

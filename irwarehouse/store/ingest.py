@@ -16,7 +16,9 @@ from ..formats.trec import sha256_of, stage_qrels, stage_run, stage_runs_bulk
 from . import interrupts
 from .integrity import record_digests
 
-QRELS_FORMATS = ("qrels", "diversity", "ntcir_qrels")
+QRELS_FORMATS = ("qrels", "diversity", "ntcir_qrels", "sampleval", "prels")
+# sampled judgments with their stratum or inclusion probability (formats/sampled.py)
+SAMPLED_FORMATS = ("sampleval", "prels")
 NAME_LIMIT = 200            # characters of a campaign, run or qrels name
 
 
@@ -97,19 +99,26 @@ def ingest_qrels(con: duckdb.DuckDBPyConnection, path, campaign: str, *, name: s
         raise WarehouseError(f"unknown qrels format {fmt!r}; use one of {', '.join(QRELS_FORMATS)}")
     path = Path(path)
     name = check_name("qrels", name or path.name)
-    n = stage_qrels(con, path, fmt_name=fmt)
+    if fmt in SAMPLED_FORMATS:
+        from ..formats.sampled import stage_sampled
+        n = stage_sampled(con, path, fmt)
+    else:
+        n = stage_qrels(con, path, fmt_name=fmt)
     digest = sha256_of(path)
     with transaction(con, f"qrels {name} of campaign {campaign}"):
         cid = campaign_id(con, campaign, create=True)
         replace_named(con, "qrels", cid, name, kind="qrels", campaign=campaign, source=path,
-                      replace=replace, dependents=("judgment", "score", "judged_row",
-                                                   "judged_pair", "qrels"))
+                      replace=replace, dependents=("judgment", "judgment_sample", "score",
+                                                   "judged_row", "judged_pair", "qrels"))
         qid = con.execute("""
             INSERT INTO qrels (campaign_id, name, format, source_path, sha256, num_rows)
             VALUES (?, ?, ?, ?, ?, ?) RETURNING qrels_id""",
                           [cid, name, fmt, str(path.resolve()), digest, n]).fetchone()[0]
         con.execute("INSERT INTO judgment SELECT ?, topic, intent, doc, rel FROM stage_qrels",
                     [qid])
+        if fmt in SAMPLED_FORMATS:
+            con.execute("INSERT INTO judgment_sample SELECT ?, topic, doc, stratum, probability "
+                        "FROM stage_sample", [qid])
         con.execute("INSERT OR IGNORE INTO topic (campaign_id, topic) "
                     "SELECT DISTINCT ?, topic FROM stage_qrels", [cid])
         runs = [r for (r,) in con.execute("SELECT run_id FROM run WHERE campaign_id = ? "
@@ -189,6 +198,20 @@ def ingest_intents(con: duckdb.DuckDBPyConnection, path, campaign: str, *,
                         "intent_type) VALUES (?, ?, ?, ?, ?)",
                         [(cid, r.topic, r.intent, r.probability, r.intent_type) for r in rows])
     return len(rows)
+
+
+def ingest_topic_alphas(con: duckdb.DuckDBPyConnection, path, campaign: str) -> int:
+    """Store per-topic alphas (`topic alpha`; formats.intents.read_topic_alphas) in the
+    `topic_alpha` table of `campaign` (created if new; a topic's earlier alpha is replaced), in
+    one transaction. Returns the number of topics."""
+    from ..formats.intents import read_topic_alphas
+    alphas = read_topic_alphas(Path(path))
+    with transaction(con, f"the alphas of {Path(path).name} in campaign {campaign}"):
+        cid = campaign_id(con, campaign, create=True)
+        con.executemany("INSERT OR REPLACE INTO topic_alpha (campaign_id, topic, alpha) "
+                        "VALUES (?, ?, ?)",
+                        [(cid, t, a) for t, a in alphas.items()])
+    return len(alphas)
 
 
 def ingest_doclengths(con: duckdb.DuckDBPyConnection, path, campaign: str, *,

@@ -38,6 +38,8 @@ _OPTION_ORDER = ("relevance_level", "judged_only", "max_docs", "sort_order", "tr
                  "complete")
 OPTIONS = tuple((o.sql, o.sql_type, "NULL") for name in _OPTION_ORDER
                 for o in SQL_OPTIONS if o.sql == name)
+# the options a macro resolves against the campaign's profile (gains apart: _resolved_names)
+OPTION_NAMES = frozenset(name for name, _, _ in OPTIONS)
 # NTCIREVAL's diversity gains (DIN-splitqrels' L1G..L9G; -g), for measures reading them.
 DIVERSITY_GAINS = ("gains", "MAP(INTEGER, DOUBLE)", "NULL")
 _SQL_TYPES = {"INTEGER": "INTEGER", "DOUBLE": "DOUBLE", "DOUBLE[]": "DOUBLE[]",
@@ -91,7 +93,7 @@ def _resolved_names(mdef: MeasureDef) -> set[str]:
     measures' per-intent gains; NTCIREVAL's labelled measures, whose gains the grammar binds
     from -g: measures.resolve._bind_ntcir). Any other parameter is the measure's own, as
     given."""
-    names = {o.sql for o in SQL_OPTIONS if o.field != "gains"}
+    names = set(OPTION_NAMES)
     own = {p.name for p in mdef.params}
     if "gains" not in own and "ev_div_judgment" in mdef.context:
         names.add("gains")
@@ -125,7 +127,7 @@ def _resolved(params: list[tuple[str, str, str]], resolved: set[str]) -> str:
             "        LEFT JOIN qrels pq ON pq.qrels_id = p.qrels_id)")
 
 
-def _value(name: str, sql_type: str, resolved: set[str]) -> str:
+def argument(name: str, sql_type: str, resolved: set[str]) -> str:
     """An argument of a context builder or kernel: an option (or a gains table -g gives) as
     resolved in ev_call (a scalar subquery); a measure's own parameter as given, typed (a
     subquery cannot reach the lambdas of the ndeval measures, and a measure parameter has no
@@ -135,29 +137,41 @@ def _value(name: str, sql_type: str, resolved: set[str]) -> str:
     return _typed(name, sql_type)
 
 
-def callable_sql(mdef: MeasureDef) -> str:
-    """The CREATE MACRO statement of a measure's metric macro."""
-    params = callable_params(mdef)
+def context_ctes(relations, params: list[tuple[str, str, str]], resolved: set[str],
+                 who: str) -> list[str]:
+    """The CTEs of a macro an analyst calls (a metric macro; store/analyst_macros.py's curves
+    share them): its arguments read once (ev_args), resolved against the campaign's profile
+    (ev_call), then every context relation `relations` names, built by its ev_make_<relation>
+    builder from those values. `params`: the macro's (name, SQL type, default) after
+    `campaign`; `resolved`: the ones the profile may give (the options)."""
     types = {name: sql_type for name, sql_type, _ in params}
-    resolved = _resolved_names(mdef)
     args = ", ".join(["campaign AS call_campaign", "qrels AS call_qrels", "run AS call_run"]
                      + [f"{n} AS call_{n}" for n, _, _ in params if n in resolved])
     ctes = [f"    ev_args AS (SELECT {args})", _resolved(params, resolved)]
     scope = {"ev_scope": "(SELECT ev_call.campaign_name FROM ev_call), "
                          "(SELECT ev_call.qrels_name FROM ev_call)",
              "ev_runs": "(SELECT ev_call.run_name FROM ev_call)"}
-    for relation in mdef.context:
+    for relation in relations:
         if relation in scope:
             call = scope[relation]
         else:
             make = builder(relation)
             missing = [a for a in make.args if a not in types]
             if missing:
-                raise SqlAssetError(f"{mdef.kernel}: {make.name} needs {missing}, which is "
+                raise SqlAssetError(f"{who}: {make.name} needs {missing}, which is "
                                     "no parameter of its metric macro")
-            call = ", ".join(_value(a, types[a], resolved) for a in make.args)
+            call = ", ".join(argument(a, types[a], resolved) for a in make.args)
         ctes.append(f"    {relation} AS (FROM ev_make_{relation.removeprefix('ev_')}({call}))")
-    kernel_args = ", ".join(_value(p.name, types[p.name], resolved) for p in mdef.params)
+    return ctes
+
+
+def callable_sql(mdef: MeasureDef) -> str:
+    """The CREATE MACRO statement of a measure's metric macro."""
+    params = callable_params(mdef)
+    types = {name: sql_type for name, sql_type, _ in params}
+    resolved = _resolved_names(mdef)
+    ctes = context_ctes(mdef.context, params, resolved, mdef.kernel)
+    kernel_args = ", ".join(argument(p.name, types[p.name], resolved) for p in mdef.params)
     if mdef.kind == "text":
         columns = "CAST(NULL AS DOUBLE) AS value, CAST(m.value AS VARCHAR) AS text"
     else:

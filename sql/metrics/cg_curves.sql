@@ -11,6 +11,10 @@
 -- variant := 'one_plus_log'.
 
 -- block: cg_curve
+-- analyst: irw_cg_curve
+-- params: gain_map MAP = {}; depth INTEGER = 20; log_base DOUBLE = 2; variant VARCHAR = 'jk'
+-- doc: CG, DCG, nCG and nDCG by rank, per run and topic (run, topic, rank, cg, dcg, ideal_cg,
+--      ideal_dcg, ncg, ndcg).
 CREATE OR REPLACE MACRO cg_curve(gain_map, depth, log_base, variant) AS TABLE
 WITH ranks AS (
     SELECT b.run_id, b.topic, g.rank
@@ -54,8 +58,13 @@ FROM curve;
 
 -- block: cg_curve_mean
 -- Curves averaged over topics, both ways of the literature: the mean of the per-topic
--- normalised values (topics whose ideal is 0 count as 0), and Järvelin & Kekäläinen 2002/003's normalisation of
--- the averaged vectors, mean DCG[r] / mean DCG*[r]. Means add the topics in topic order.
+-- normalised values (topics whose ideal is 0 count as 0), and Järvelin & Kekäläinen 2002's
+-- normalisation of the averaged vectors, mean DCG[r] / mean DCG*[r]. Means add the topics in
+-- topic order.
+-- analyst: irw_cg_curve_mean
+-- params: gain_map MAP = {}; depth INTEGER = 20; log_base DOUBLE = 2; variant VARCHAR = 'jk'
+-- doc: The curves averaged over topics per run (run, rank, cg, dcg, mean_ncg, mean_ndcg,
+--      ncg_of_means, ndcg_of_means).
 CREATE OR REPLACE MACRO cg_curve_mean(gain_map, depth, log_base, variant) AS TABLE
 SELECT run_id, rank,
        avg(cg ORDER BY topic) AS cg, avg(dcg ORDER BY topic) AS dcg,

@@ -138,16 +138,20 @@ CREATE OR REPLACE MACRO m_cwl_rr(min_rel, max_rel, depth, stat) AS TABLE
 SELECT run_id, topic, value FROM ev_cwl_stat('RR', 0, 0, 0, min_rel, max_rel, depth, stat);
 
 -- measure: cwl_RBP
+-- aliases: ir_measures RBP(rel=*,p=0.8)
 -- syntax: named
 -- positive: p, depth
 -- params: p DOUBLE = 0.9; min_rel INTEGER = 0; max_rel INTEGER = 1; depth INTEGER = 1000;
---         stat INTEGER = 1
+--         stat INTEGER = 1; rel INTEGER = NULL
 -- summary: mean
 -- doc: Rank-biased precision as a C/W/L metric, C(i) = p (EU = (1-p) sum g(i) p^(i-1) over
---      depth ranks, / (1 - p^depth)); stat 1..5 = EU, ETU, EC, ETC, ED.
--- source: cwl_eval RBPCWLMetric; Moffat & Zobel, ACM TOIS 2008
-CREATE OR REPLACE MACRO m_cwl_rbp(p, min_rel, max_rel, depth, stat) AS TABLE
-SELECT run_id, topic, value FROM ev_cwl_stat('RBP', 0, 0, p, min_rel, max_rel, depth, stat);
+--      depth ranks, / (1 - p^depth)); stat 1..5 = EU, ETU, EC, ETC, ED. rel = r: binary gains,
+--      1 for a level >= r (min_rel = r - 1, max_rel = r): ir_measures' RBP(rel=r), which it
+--      computes with cwl_eval (its default p = 0.8).
+-- source: cwl_eval RBPCWLMetric; ir_measures RBP(rel=r) (cwl_eval provider); Moffat & Zobel, ACM TOIS 2008
+CREATE OR REPLACE MACRO m_cwl_rbp(p, min_rel, max_rel, depth, stat, rel) AS TABLE
+SELECT run_id, topic, value
+FROM ev_cwl_stat('RBP', 0, 0, p, coalesce(rel - 1, min_rel), coalesce(rel, max_rel), depth, stat);
 
 -- measure: cwl_INST
 -- syntax: named

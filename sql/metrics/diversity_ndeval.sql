@@ -1,11 +1,12 @@
 -- Diversity measures of ndeval, the TREC Web track evaluator 2009-2014 (ndeval.c 4.4/4.5;
 -- Clarke et al. SIGIR 2008 and ICTIR 2009; Agrawal et al. WSDM 2009; docs/diversity_semantics.md
 -- section 1). Context (sql/context.sql, the ev_make_div_* builders):
---   ev_div_judgment(topic, intent, doc, rel)      per-subtopic judgments of the qrels,
---   ev_div_ranked(run_id, topic, rank, intent, rel) retrieved documents with their judgments,
+--   ev_div_judgment(topic, intent, doc, rel, is_rel)  per-subtopic judgments of the qrels,
+--   ev_div_ranked(run_id, topic, rank, intent, rel, is_rel)  retrieved documents, judgments,
 --   ev_div_ideal(alpha_key, topic, rank, doc)      ndeval's greedy ideal list for each alpha.
--- Relevance is binary: level > 0 is relevant to a subtopic (ndeval clips levels to 1). N is the
--- number of subtopics of a topic with >= 1 relevant document; a topic with N = 0 scores 0
+-- Relevance is binary: a level >= the relevance level (-l, ir_measures' rel=; default 1) is
+-- relevant to a subtopic (is_rel; ndeval clips levels > 0 to 1, pyndeval binarises at rel=).
+-- N is the number of subtopics of a topic with >= 1 relevant document; a topic with N = 0 scores 0
 -- (nNRBP: NaN, ndeval's 0/0). ndeval prints cutoffs 5, 10, 20 (its DEPTH is 20); other cutoffs
 -- extend the same definitions.
 -- Every sum is exact (ev_from_fixed(sum(ev_to_fixed(x))), sql/context.sql): the same bits
@@ -17,7 +18,7 @@
 CREATE OR REPLACE MACRO ev_div_nsub() AS TABLE
 SELECT topic, count(DISTINCT intent) AS n
 FROM ev_div_judgment
-WHERE rel > 0
+WHERE is_rel
 GROUP BY topic;
 
 -- block: ev_div_disc
@@ -37,7 +38,7 @@ FROM (
            count(*) OVER (PARTITION BY run_id, topic, intent ORDER BY rank
                           ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prior
     FROM ev_div_ranked
-    WHERE rel > 0
+    WHERE is_rel
 )
 GROUP BY run_id, topic, rank;
 
@@ -52,7 +53,7 @@ FROM (
                           ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prior
     FROM ev_div_ideal i
     JOIN ev_div_judgment j ON j.topic = i.topic AND j.doc = i.doc
-    WHERE i.alpha_key = alpha AND j.rel > 0
+    WHERE i.alpha_key = alpha AND j.is_rel
 )
 GROUP BY topic, rank;
 
@@ -110,7 +111,7 @@ SELECT b.run_id, b.topic, coalesce(n.n, 0) AS n, coalesce(c.pairs, 0) AS pairs,
 FROM ev_base() b
 LEFT JOIN ev_div_nsub() n ON n.topic = b.topic
 LEFT JOIN (SELECT run_id, topic, count(*) AS pairs, count(DISTINCT intent) AS covered
-           FROM ev_div_ranked WHERE rel > 0 AND rank <= cutoff
+           FROM ev_div_ranked WHERE is_rel AND rank <= cutoff
            GROUP BY run_id, topic) c ON c.run_id = b.run_id AND c.topic = b.topic;
 
 -- block: ev_div_nrbp
@@ -209,14 +210,14 @@ WITH running AS (
            count(*) OVER (PARTITION BY run_id, topic, intent ORDER BY rank
                           ROWS UNBOUNDED PRECEDING) AS c
     FROM ev_div_ranked
-    WHERE rel > 0
+    WHERE is_rel
 ),
 per_intent AS (
     SELECT run_id, topic, intent, ev_from_fixed(sum(ev_to_fixed(c / rank))) AS s
     FROM running GROUP BY run_id, topic, intent
 ),
 num_rel AS (
-    SELECT topic, intent, count(*) AS r FROM ev_div_judgment WHERE rel > 0 GROUP BY topic, intent
+    SELECT topic, intent, count(*) AS r FROM ev_div_judgment WHERE is_rel GROUP BY topic, intent
 ),
 summed AS (
     SELECT p.run_id, p.topic,

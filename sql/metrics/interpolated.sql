@@ -10,6 +10,20 @@
 -- evaluates a one-document list of a non-pool document; 9.x does not evaluate the topic).
 -- source: trec_eval m_iprec_at_recall.c, m_11pt_avg.c; Sakai, PROMISE 2014, eq 7-8
 
+-- block: ev_iprec_levels
+-- The interpolated precision of every evaluated list at each of `recall_levels` that a
+-- retrieved relevant document reaches: the best C(r)/r at the relevant documents from the c-th
+-- on, c = trec_eval's ev_recall_cut, or with `textbook` the smallest c >= x R (the textbook
+-- rule below).
+CREATE OR REPLACE MACRO ev_iprec_levels(recall_levels, textbook) AS TABLE
+SELECT r.run_id, r.topic, lv.level, max(r.rel_so_far / r.rank) AS p
+FROM ev_relevant r
+JOIN ev_topic t ON t.topic = r.topic
+CROSS JOIN (SELECT unnest(recall_levels) AS level) lv
+WHERE r.rel_so_far >= CASE WHEN textbook THEN ceil(lv.level * t.num_rel - 1e-9)
+                           ELSE ev_recall_cut(lv.level, t.num_rel) END
+GROUP BY r.run_id, r.topic, lv.level;
+
 -- block: ev_iprec
 CREATE OR REPLACE MACRO ev_iprec(recall_level) AS TABLE
 SELECT b.run_id, b.topic,
@@ -50,12 +64,49 @@ SELECT b.run_id, b.topic,
 FROM ev_base() b
 LEFT JOIN (
     SELECT run_id, topic, sum(p ORDER BY level) AS s
-    FROM (
-        SELECT r.run_id, r.topic, lv.level, max(r.rel_so_far / r.rank) AS p
-        FROM ev_relevant r
-        JOIN ev_topic t ON t.topic = r.topic
-        CROSS JOIN (SELECT unnest(recall_levels) AS level) lv
-        WHERE r.rel_so_far >= ev_recall_cut(lv.level, t.num_rel)
-        GROUP BY r.run_id, r.topic, lv.level
-    ) GROUP BY run_id, topic
+    FROM ev_iprec_levels(recall_levels, false) GROUP BY run_id, topic
 ) x ON x.run_id = b.run_id AND x.topic = b.topic;
+
+-- block: ev_iprec_textbook
+-- Interpolated precision by the textbook rule (Baeza-Yates & Ribeiro-Neto, Modern Information
+-- Retrieval, 2nd ed. 2011, ch. 4; Sakai, PROMISE 2014, eq 7-8): P(r_j) = max precision at any
+-- recall >= r_j, the recall of the k-th relevant document being k/R exactly. So the level x is
+-- reached by the k-th relevant document for the smallest k >= x R (ceil), where trec_eval's
+-- (long)(x R + 0.9) gives k = 2 for x = 0.7, R = 3 (0.7 * 3 + 0.9 is 2.9999999999999996 in
+-- doubles). The 1e-9 absorbs the binary rounding of a decimal level (0.3 * 10 =
+-- 3.0000000000000004 is recall 0.3 at k = 3). Undefined cases, decided: a level no retrieved
+-- relevant document reaches, a topic without relevant documents (R = 0) and an empty list give
+-- 0 (trec_eval's NaN for an empty list is not kept: nothing is retrieved, so no precision).
+CREATE OR REPLACE MACRO ev_iprec_textbook(recall_level) AS TABLE
+SELECT b.run_id, b.topic, coalesce(x.p, 0.0) AS value
+FROM ev_base() b
+LEFT JOIN ev_iprec_levels([recall_level], true) x
+       ON x.run_id = b.run_id AND x.topic = b.topic;
+
+-- measure: textbook_iprec_at_recall
+-- params: recall_level DOUBLE = 0.0,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1.0
+-- summary: mean
+-- doc: Interpolated precision at recall level x by the textbook rule, max precision at any
+--      recall >= x (recall k/R compared exactly), not trec_eval's iprec_at_recall (which rounds
+--      x R + 0.9 down). Baeza-Yates & Ribeiro-Neto's q2 (R = 3, relevant at ranks 3, 8, 15):
+--      0.20 at recall 0.7 where iprec_at_recall gives 0.25. 0 when no retrieved relevant
+--      document reaches x, R = 0 or the list is empty.
+-- source: Baeza-Yates & Ribeiro-Neto, Modern Information Retrieval (2nd ed., Addison-Wesley 2011), ch. 4; Sakai, PROMISE 2014, eq 7-8
+CREATE OR REPLACE MACRO m_textbook_iprec_at_recall(recall_level) AS TABLE
+SELECT run_id, topic, value FROM ev_iprec_textbook(recall_level);
+
+-- measure: textbook_11pt_avg
+-- params: recall_levels DOUBLE[] = [0.0,0.1,0.2,0.3,0.4,0.5,0.6,0.7,0.8,0.9,1.0]
+-- summary: mean
+-- doc: Mean of textbook_iprec_at_recall over the recall levels (the 11-point average by
+--      default), not trec_eval's 11pt_avg: Baeza-Yates & Ribeiro-Neto's q2 gives 0.2621 where
+--      11pt_avg gives 0.2667. Same undefined cases as textbook_iprec_at_recall (0).
+-- source: Baeza-Yates & Ribeiro-Neto, Modern Information Retrieval (2nd ed., Addison-Wesley 2011), ch. 4; Sakai, PROMISE 2014, eq 7-8
+CREATE OR REPLACE MACRO m_textbook_pt11_avg(recall_levels) AS TABLE
+SELECT b.run_id, b.topic, coalesce(x.s, 0.0) / len(recall_levels) AS value
+FROM ev_base() b
+LEFT JOIN (
+    SELECT run_id, topic, sum(p ORDER BY level) AS s
+    FROM ev_iprec_levels(recall_levels, true) GROUP BY run_id, topic
+) x ON x.run_id = b.run_id AND x.topic = b.topic
+WHERE ev_require(len(recall_levels) > 0, 'recall_levels must not be empty');

@@ -123,6 +123,18 @@ CREATE OR REPLACE MACRO m_ntcir_q(gains, beta, cutoff) AS TABLE
 SELECT run_id, topic, q_sum / d AS value
 FROM ntcir_sums(gains, beta, 0.95, 0.95, 0.99, 2.0, cutoff);
 
+-- measure: G_Q
+-- dialect: irw
+-- params: gains MAP = {}; beta DOUBLE = 1.0; cutoff INTEGER = NULL
+-- summary: gmean
+-- doc: The geometric mean of the Q-measure over topics, Q floored at 1e-5 first as trec_eval's
+--      gm_map floors AP (Robertson, CIKM 2006: GMAP); per topic the floored Q. Any measure's
+--      geometric mean is `gm:NAME` (docs/measure_names.md); G_Q is gm:Q with the floored
+--      values printed per topic.
+-- source: Sakai, PROMISE 2014, eq 11-12 (Q); Robertson, "On GMAP", CIKM 2006; trec_eval m_gm_map.c
+CREATE OR REPLACE MACRO m_g_q(gains, beta, cutoff) AS TABLE
+SELECT run_id, topic, greatest(value, 0.00001) AS value FROM m_ntcir_q(gains, beta, cutoff);
+
 -- measure: R-measure
 -- ntcir: R-measure = 200
 -- dialect: ntcireval

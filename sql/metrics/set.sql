@@ -32,7 +32,7 @@ FROM ev_set_counts();
 
 -- measure: set_relative_P
 -- dialect: trec_eval
--- aliases: ir_measures SetRelP
+-- aliases: ir_measures SetRelP; ir_measures SetP(relative=True)
 -- sets: all_trec, set
 -- order: 29
 -- summary: mean

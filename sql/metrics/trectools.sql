@@ -79,14 +79,16 @@ LEFT JOIN (SELECT run_id, topic, ev_from_fixed(sum(ev_to_fixed(credit))) AS s FR
 WHERE ev_require((SELECT n FROM known) > 0, 'other_qrels: no qrels with id ' || other_qrels);
 
 -- measure: trectools_RBP
--- aliases: ir_measures RBP(graded=1,depth=1000000000)
+-- aliases: ir_measures RBP(graded=1,depth=1000000000); ir_measures RBP(rel=*,graded=0)@k
 -- syntax: named
 -- positive: depth
 -- params: p DOUBLE = 0.8; depth INTEGER = 1000; graded INTEGER = 0; ties INTEGER = 1
 -- summary: mean
 -- doc: trectools' RBP@depth: sum over the relevant documents of the top depth of (1 - p)
 --      p^(r-1), averaged over tied scores (ties = 1) and times the level (graded = 1; what
---      ir_measures' RBP(p=0.8) computes, with depth = the whole list).
+--      ir_measures' RBP(p=0.8) computes, with depth = the whole list). RBP(rel=r)@k, which
+--      ir_measures has no provider for, is graded = 0 at threshold r over the top k (binary at
+--      r as ir_measures' RBP(rel=r), cut at k as its RBP@k).
 -- source: trectools TrecEval.get_rbp; ir_measures RBP (trectools provider); Moffat & Zobel, ACM TOIS 2008
 CREATE OR REPLACE MACRO m_trectools_rbp(p, depth, graded, ties) AS TABLE
 SELECT run_id, topic, value

@@ -32,7 +32,7 @@ WINDOW w AS (PARTITION BY run_id, topic ORDER BY rank ROWS UNBOUNDED PRECEDING);
 CREATE OR REPLACE MACRO ev_make_div_ideal(alpha) AS TABLE
 WITH
 relevant AS (
-    SELECT DISTINCT topic, intent, doc FROM ev_div_judgment WHERE rel > 0
+    SELECT DISTINCT topic, intent, doc FROM ev_div_judgment WHERE is_rel
 ),
 intents AS (
     SELECT DISTINCT topic, intent FROM relevant

@@ -64,3 +64,43 @@ def test_against_a_plain_python_oracle(tmp_path, base, variant):
     last = means[-1]
     per_topic = [_oracle(g, 15, base, variant)[-1] for g in topics.values()]
     assert last["mean_ndcg"] == pytest.approx(np.mean([p[2] or 0 for p in per_topic]))
+
+
+def test_curves_are_callable_from_a_plain_duckdb_client(tmp_path):
+    """Issue 30: irw_cg_curve and irw_cg_curve_mean are persistent macros of the warehouse
+    file; a Python that never imports irwarehouse gets the curves Warehouse.cg_curves gives,
+    with gains, depth, log base and variant as parameters (cg_curve once failed there:
+    "ev_run_topic does not exist")."""
+    import json
+    import subprocess
+    import sys
+    gains = {"1": (3, 0, 2, 1, 0, 0, 2), "2": (0, 1, 1, 0, 3)}
+    with _campaign(tmp_path, gains) as wh:
+        per_topic = wh.cg_curves("c", depth=6, log_base=3.0, variant="one_plus_log",
+                                 gains={1: 2.0}).to_pylist()
+        means = wh.cg_curves("c", depth=6, average=True).to_pylist()
+    script = tmp_path / "client.py"
+    script.write_text(
+        "import json, sys\nimport duckdb\n"
+        "con = duckdb.connect(sys.argv[1], read_only=True)\n"
+        "cols = lambda cur: [d[0] for d in cur.description]\n"
+        "c1 = con.execute(\"SELECT * FROM irw_cg_curve('c', depth := 6, log_base := 3.0, "
+        "variant := 'one_plus_log', gain_map := MAP {1: 2.0}) ORDER BY run, topic, rank\")\n"
+        "rows = [dict(zip(cols(c1), r)) for r in c1.fetchall()]\n"
+        "c2 = con.execute(\"SELECT * FROM irw_cg_curve_mean(campaign := 'c', depth := 6) "
+        "ORDER BY run, rank\")\n"
+        "mean = [dict(zip(cols(c2), r)) for r in c2.fetchall()]\n"
+        "print(json.dumps({'imported': 'irwarehouse' in sys.modules, 'rows': rows, "
+        "'mean': mean}))\n")
+    done = subprocess.run([sys.executable, "-I", str(script), str(tmp_path / "w.duckdb")],
+                          capture_output=True, text=True, check=True)
+    out = json.loads(done.stdout)
+    assert out["imported"] is False
+    for got, want in ((out["rows"], per_topic), (out["mean"], means)):
+        assert len(got) == len(want) > 0
+        for g, w in zip(got, want):
+            w = {k: v for k, v in w.items() if k != "run_id"}
+            assert g.keys() == w.keys()
+            assert all(g[k] == w[k] or (isinstance(w[k], float)
+                                        and g[k] == pytest.approx(w[k], abs=1e-12))
+                       for k in w), (g, w)

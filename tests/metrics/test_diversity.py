@@ -209,7 +209,7 @@ def _greedy_ideal(doc_intents: dict[str, list[str]], alpha: float) -> list[str]:
     from irwarehouse.store.connection import connect
     con = connect(None, macros=False)
     con.execute("CREATE OR REPLACE TEMP TABLE ev_div_judgment AS SELECT '7' AS topic, "
-                "unnest(?) AS intent, unnest(?) AS doc, 1 AS rel, 1.0 AS gain",
+                "unnest(?) AS intent, unnest(?) AS doc, 1 AS rel, 1.0 AS gain, true AS is_rel",
                 [[i for ints in doc_intents.values() for i in ints],
                  [d for d, ints in doc_intents.items() for _ in ints]])
     return [d for (d,) in con.execute("SELECT doc FROM ev_make_div_ideal(?) ORDER BY rank",

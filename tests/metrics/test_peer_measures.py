@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 from irwarehouse.api import evaluate_files
 from irwarehouse.engine.evaluate import EvalOptions, evaluate
 from irwarehouse.measures import MeasureRequest, registry
+from irwarehouse.measures.values import header_default
 from irwarehouse.store.connection import connect
 from tests.oracles import peers_oracle as oracle
 
@@ -139,19 +140,13 @@ def load(qrels: dict, run: dict, other: dict | None = None) -> tuple[int, int, i
     return ids[0], rid, ids[1]
 
 
-def _default(p):
-    if p.type == "MAP":
-        return {}
-    return int(float(p.default)) if p.type == "INTEGER" else float(p.default)
-
-
 def values(qrels, run, measure, *, other=None, options=None, **params) -> dict:
     """{topic: value} of one measure with some parameters, through evaluate()."""
     qid, rid, other_id = load(qrels, run, other)
     if other is not None:
         params["other_qrels"] = other_id
     mdef = registry()[measure]
-    args = tuple(params.get(p.name, _default(p)) for p in mdef.params)
+    args = tuple(params.get(p.name, header_default(p)) for p in mdef.params)
     result = evaluate(_con(), [rid], qid, [MeasureRequest(mdef, args, measure)],
                       options or EvalOptions())
     return {r["topic"]: r["value"] for r in result.per_topic.to_pylist()}

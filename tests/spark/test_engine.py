@@ -301,3 +301,21 @@ def test_the_campaign_profile_applies_on_spark(spark, small, tmp_path):
     for a, b in zip(local[1:], remote[1:]):
         assert a.split(",")[0] == b.split(",")[0]
         assert same_value(float(a.split(",")[1]), float(b.split(",")[1]))
+
+
+def test_sampled_qrels_on_spark(spark, tmp_path):
+    """The measures of sampled judgments read the strata and probabilities of the export
+    (judgment_sample): Spark's xinfAP, infNDCG and statAP equal DuckDB's on the golden
+    campaign of tests/data/sampled (sample_eval.pl's and statAP_MQ_eval's inputs)."""
+    data = REPO / "tests" / "data" / "sampled"
+    path = tmp_path / "w.duckdb"
+    with Warehouse(path) as wh:
+        wh.ingest_qrels(data / "sampleval.qrels", "strata", fmt="sampleval")
+        wh.ingest_qrels(data / "mq.prels", "probs", fmt="prels")
+        for run in sorted(data.glob("run*.txt")):
+            for campaign in ("strata", "probs"):
+                wh.ingest_run(run, campaign)
+    opts = EvalOptions(version=10)
+    for campaign, names in (("strata", ["xinfAP", "infNDCG"]), ("probs", ["statAP"])):
+        assert conformance(spark, path, campaign, tmp_path / campaign, opts,
+                           parse_measures(names)) == []
