@@ -25,13 +25,16 @@ def explain(text: str) -> str:
     from ..errors import MeasureError
     from ..measures import parse_measures
     from .domains import explain as explain_domain
+    from ..measures import registry
     try:
         requests = parse_measures([text])
     except MeasureError:
         other = explain_domain(text)
-        if other is None:
-            raise
-        return other
+        if other is not None:
+            return other
+        if text in registry():          # a measure that needs its parameter (@k) to be named
+            return _unbound(registry()[text])
+        raise
     lines = []
     for req in requests:
         mdef = req.mdef
@@ -47,3 +50,13 @@ def explain(text: str) -> str:
                   f"  definition: {mdef.doc}",
                   f"  source: {mdef.source}"]
     return "\n".join(lines)
+
+
+def _unbound(mdef) -> str:
+    """A measure named without the parameter it needs (`textbook_iprec_at_recall`: give @x)."""
+    params = ", ".join(f"{p.name} {p.type} = {p.default}" for p in mdef.params)
+    return "\n".join([f"{mdef.name}: measure {mdef.name} ({mdef.dialect}; "
+                      f"sql/metrics/{mdef.family}.sql, macro {mdef.macro}); name it with its "
+                      "parameter, e.g. @k",
+                      f"  parameters: {params}", f"  definition: {mdef.doc}",
+                      f"  source: {mdef.source}"])

@@ -8,6 +8,20 @@ CREATE OR REPLACE MACRO ev_base() AS TABLE
 SELECT rt.run_id, rt.topic, rt.num_ret, t.num_rel, t.num_nonrel, rt.in_run
 FROM ev_run_topic rt JOIN ev_topic t ON t.topic = rt.topic;
 
+-- block: ev_ideal
+-- The ideal list of a topic: its judged documents sorted by gain, descending, positive gains only
+-- (trec_eval stops the ideal list at the first non-positive gain); the gain is the level unless
+-- `gain_map` (a MAP(level -> gain)) maps it. Read by the graded measures (graded.sql).
+CREATE OR REPLACE MACRO ev_ideal(gain_map) AS TABLE
+SELECT topic, gain,
+       row_number() OVER (PARTITION BY topic ORDER BY gain DESC) AS rank
+FROM (
+    SELECT j.topic, coalesce(gain_map[j.rel], CAST(j.rel AS DOUBLE)) AS gain
+    FROM ev_judgment j
+    WHERE j.rel >= 0
+)
+WHERE gain > 0;
+
 -- block: ev_recall_cut
 -- The number of relevant documents that reaches recall level x: trec_eval 9.x truncates
 -- (long)(x*R + 0.9); 10.0 rounds, lround(x*R) (m_iprec_at_recall.c, m_11pt_avg.c).

@@ -258,7 +258,8 @@ def test_sampled_measures_are_bit_reproducible_and_their_macros_agree(tmp_path):
     import random
     import struct
 
-    from irwarehouse.engine.evaluate import evaluate, macro_call
+    from irwarehouse.engine.evaluate import evaluate
+    from tests.helpers.macro_calls import macro_call
     from irwarehouse.measures import parse_measures
     lines = (DATA / "run1.txt").read_text().splitlines(keepends=True)
     shuffled = list(lines)
