@@ -70,8 +70,9 @@ def character_problem(text: str) -> str | None:
 def decode_line(path, lineno: int, raw: bytes) -> str:
     """The text of one raw line (its end removed), or the InputError of a line the rules
     refuse."""
-    body = raw[:-1] if raw.endswith(b"\n") else raw
-    body = body[:-1] if body.endswith(b"\r") else body
+    body = raw
+    if body.endswith(b"\n"):           # a \r alone at the end of the file ends no line
+        body = body[:-2] if body.endswith(b"\r\n") else body[:-1]
     if len(body) > LINE_LIMIT:
         raise InputError(path, lineno, f"line longer than {LINE_LIMIT:,} bytes (the limit)")
     try:
@@ -107,20 +108,26 @@ def raw_lines(stream):
 class ByteScan:
     """Whether the bytes of a file (fed block by block) break a rule that DuckDB's reader
     would not see: a refused character, a byte-order mark after the start, a lone carriage
-    return. A file that breaks none needs no line-by-line reading; one that does is read by the
-    Python line reader, which names the line."""
+    return, a line over LINE_LIMIT bytes (DuckDB's CSV reader drops a line longer than its
+    32 MB buffer, or fails on it; issue 31). A file that breaks none needs no line-by-line
+    reading; one that does is read by the Python line reader, which names the line."""
 
     def __init__(self):
         self.clean, self.single_spaced = True, True
         self._carry, self._start = b"", True
+        self._lengths = LineLengths()
 
     def feed(self, block: bytes) -> None:
+        if not self._lengths.feed(block):
+            self.clean = False
         data = self._carry + block if self._carry else block
         keep = min(2, len(data))        # a BOM, \xc2 x or \r\n across two blocks
         self._check(data, final=False)
         self._carry = data[-keep:] if keep else b""
 
     def finish(self) -> None:
+        if not self._lengths.finish():
+            self.clean = False
         self._check(self._carry, final=True)
 
     def _check(self, data: bytes, final: bool) -> None:
@@ -148,6 +155,65 @@ class ByteScan:
             self.single_spaced = False
 
 
+# Lines are measured in windows of half the limit: a line of more than LINE_LIMIT bytes covers
+# at least one whole window without a line feed, and a window without one is the only place
+# where a line is measured exactly, so a file of short lines costs one memchr per window.
+_WINDOW = LINE_LIMIT // 2
+
+
+def _body_length(data, start: int, end: int) -> int:
+    """Bytes of the line data[start:end] (`end` at its line feed or the end of data), its
+    \r\n or \n not counted, as decode_line counts them."""
+    crlf = end < len(data) and end > start and data[end - 1:end] == b"\r"
+    return end - start - crlf
+
+
+def long_line_in(data, start: int = 0) -> bool:
+    """Whether a line of `data` (bytes or a mmap) from offset `start` on holds more than
+    LINE_LIMIT bytes."""
+    size = len(data)
+    window = start
+    while window < size:
+        stop = min(window + _WINDOW, size)
+        if data.find(b"\n", window, stop) >= 0:
+            window = stop
+            continue
+        begin = data.rfind(b"\n", start, window) + 1 or start
+        end = data.find(b"\n", stop)
+        end = size if end < 0 else end
+        if _body_length(data, begin, end) > LINE_LIMIT:
+            return True
+        window = end + 1
+    return False
+
+
+class LineLengths:
+    """The longest-line check of long_line_in over a stream of blocks: `feed` and `finish` say
+    whether every line so far holds at most LINE_LIMIT bytes."""
+
+    def __init__(self):
+        self._open = 0                  # bytes of the unfinished line before this block
+        self._last = b""                # the last byte fed
+
+    def feed(self, block: bytes) -> bool:
+        if not block:
+            return True
+        first = block.find(b"\n")
+        if first < 0:
+            self._open += len(block)
+            self._last = block[-1:]
+            return self._open <= LINE_LIMIT + 1        # + 1: a \r before the coming \n
+        before = block[first - 1:first] if first else self._last
+        ok = self._open + first - (before == b"\r") <= LINE_LIMIT
+        last = block.rfind(b"\n")
+        ok = ok and not long_line_in(block[first + 1:last + 1])
+        self._open, self._last = len(block) - last - 1, block[-1:]
+        return ok
+
+    def finish(self) -> bool:
+        return self._open <= LINE_LIMIT
+
+
 def scan_mapped(buffer) -> tuple[bool, bool] | None:
     """ByteScan's (clean, single_spaced) of a whole uncompressed file mapped in memory: memchr
     scans, no copy (0.3 s for 220 MB). None when it has a carriage return (a mmap cannot count
@@ -156,7 +222,8 @@ def scan_mapped(buffer) -> tuple[bool, bool] | None:
         return None
     start = 3 if buffer[:3] == _BOM_BYTES else 0
     clean = not (any(buffer.find(b, start) >= 0 for b in _REFUSED_BYTES)
-                 or _C1_BYTES.search(buffer, start) or buffer.find(_BOM_BYTES, start) >= 0)
+                 or _C1_BYTES.search(buffer, start) or buffer.find(_BOM_BYTES, start) >= 0
+                 or long_line_in(buffer))
     single = not any(buffer.find(c) >= 0 for c in (b"\t", b"\x0b", b"\x0c"))
     return clean, single
 
