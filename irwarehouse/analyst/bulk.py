@@ -33,14 +33,26 @@ class FolderResult:
 
 
 def run_files(folder: Path, pattern: str = "*") -> list[Path]:
-    """The run files of a folder: regular, not hidden, in name order."""
+    """The run files of a folder, in name order: every entry that is not hidden and not a
+    folder. A named pipe, a device or a symbolic link to nothing is one of them, so that the
+    reader refuses it by name (formats.lines.check_path) rather than it being left out
+    without a word."""
     folder = Path(folder)
     if not folder.is_dir():
         raise WarehouseError(f"{folder} is not a folder")
-    files = sorted(p for p in folder.glob(pattern) if p.is_file() and not p.name.startswith("."))
+    files = sorted(p for p in _entries(folder, pattern) if not p.is_dir())
     if not files:
         raise WarehouseError(f"no run files in {folder} (pattern {pattern!r})")
     return files
+
+
+def _entries(folder: Path, pattern: str) -> list[Path]:
+    return [p for p in folder.glob(pattern) if not p.name.startswith(".")]
+
+
+def sub_folders(folder: Path, pattern: str = "*") -> list[Path]:
+    """The folders among a folder's entries (not read: listed as skipped)."""
+    return sorted(p for p in _entries(Path(folder), pattern) if p.is_dir())
 
 
 def team_of(file_name: str, run_name: str, pattern: str | None) -> str | None:
@@ -89,7 +101,7 @@ def ingest_folder(con: duckdb.DuckDBPyConnection, folder: Path, campaign: str, *
         except re.error as exc:
             raise WarehouseError(f"bad team pattern {team_pattern!r}: {exc}") from None
     files = run_files(folder, glob)
-    result = FolderResult()
+    result = FolderResult(skipped=[(p.name, "a folder") for p in sub_folders(folder, glob)])
     staged = _stage_folder(con, files, keep_going, keep_first, result, progress)
     try:
         entries = _name_runs(con, staged, campaign, team_pattern, names, replace,
