@@ -79,7 +79,11 @@ class Facts(NamedTuple):
 # by the regex path. Searching the file for those two-byte patterns costs seconds, as spaces
 # are everywhere; these single bytes are memchr scans.)
 _NOT_SINGLE_SPACED = (b"\t", b"\x0c", b"\x0b")
+# The facts of every file of one command (a folder of runs is staged by stage_runs_bulk, then
+# spacing.spaced_sources asks _plain of each file again: the cache used to hold one file, so
+# every file of a folder was scanned twice; issue 32). Bounded for long-lived processes.
 _FACTS_CACHE: dict[tuple, Facts] = {}
+_FACTS_CACHE_SIZE = 10_000
 
 
 def _single_spaced(block: bytes) -> bool:
@@ -106,7 +110,9 @@ def _file_facts(path: Path, digest: bool) -> Facts:
     cached = _FACTS_CACHE.get(key)
     if cached and (cached.sha256 is not None or not digest):
         return cached
-    if st.st_size == 0:
+    if cached:                      # scanned before; only the digest is new
+        clean, plain = cached.clean, cached.single_spaced
+    elif st.st_size == 0:
         clean, plain = True, False
     else:
         with open(path, "rb") as f:
@@ -119,7 +125,8 @@ def _file_facts(path: Path, digest: bool) -> Facts:
             for block in iter(lambda: f.read(1 << 24), b""):
                 h.update(block)
     facts = Facts(h.hexdigest() if h else None, plain, clean)
-    _FACTS_CACHE.clear()
+    if len(_FACTS_CACHE) >= _FACTS_CACHE_SIZE:
+        _FACTS_CACHE.clear()
     _FACTS_CACHE[key] = facts
     return facts
 
