@@ -20,6 +20,7 @@ import duckdb
 import pytest
 from typer.testing import CliRunner
 
+from irwarehouse.analyst import bulk
 from irwarehouse.api import Warehouse
 from irwarehouse.cli import app
 from irwarehouse.errors import InputError
@@ -69,11 +70,15 @@ def test_large_runs_read_together_give_each_files_own_values_in_every_order(tmp_
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("comment", [False, True], ids=["one-read", "file-by-file"])
-def test_a_folder_of_large_runs_ingests_with_each_files_order(tmp_path, comment):
-    """Both readers of a folder: one CSV read of every file, and file by file (a comment line
-    makes b a file of the regex path)."""
-    _, a, b = _twin_runs(tmp_path / "runs", comment)
+@pytest.mark.parametrize("way", ["one-read", "file-by-file", "a-batch-a-file"])
+def test_a_folder_of_large_runs_ingests_with_each_files_order(tmp_path, way, monkeypatch):
+    """Every reader of a folder: one CSV read of every file, file by file (a comment line makes
+    b a file of the regex path), and a batch at a time handed over as a stream (a folder over
+    analyst.bulk.ONE_READ_BYTES; here each file is a batch)."""
+    if way == "a-batch-a-file":
+        monkeypatch.setattr(bulk, "ONE_READ_BYTES", 0)
+        monkeypatch.setattr(bulk, "BATCH_BYTES", 1)
+    _, a, b = _twin_runs(tmp_path / "runs", comment=way == "file-by-file")
     wh = tmp_path / "w.duckdb"
     result = irw("ingest", "runs", a.parent, "-C", "c", "-w", wh)
     assert result.exit_code == 0, result.output
