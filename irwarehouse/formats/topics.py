@@ -166,8 +166,8 @@ def _parse_xml(path: Path, text: str) -> _Element:
     top: list[_Element] = []
 
     def start(tag, attrs):
-        for text in (tag, *attrs.keys(), *attrs.values()):
-            check_characters(path, parser.CurrentLineNumber, text)
+        for value in (tag, *attrs.keys(), *attrs.values()):
+            check_characters(path, parser.CurrentLineNumber, value)
         el = _Element(tag, attrs, parser.CurrentLineNumber, "", [])
         (stack[-1].children if stack else top).append(el)
         stack.append(el)

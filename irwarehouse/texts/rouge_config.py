@@ -75,8 +75,8 @@ class _Reader:
 
     def start(self, name: str, attrs: dict) -> None:
         line = self.parser.CurrentLineNumber
-        for text in (name, *attrs.keys(), *attrs.values()):
-            check_characters(self.path, line, text)
+        for value in (name, *attrs.keys(), *attrs.values()):
+            check_characters(self.path, line, value)
         tag = name.upper()
         self.stack.append((tag, attrs, line))
         self.text = []

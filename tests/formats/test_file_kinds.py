@@ -164,8 +164,9 @@ def test_stored_summaries_refuse_control_characters_with_file_and_line(tmp_path)
     config = _config(tmp_path, str(peer))
     for data, words in ((b"a cat\nsat \x01 here\n", "control character U+0001 in the line"),
                         (b"a cat\nsat\x00\n", "NUL byte in the line"),
-                        (b"a cat\ndon\x92t\n", "control character U+0092 in the line (the file "
-                                               "is not UTF-8, so it is read as Latin-1")):
+                        (b"a cat\ndon\x92t\n", ("control character U+0092 in the line (the "
+                                                "file is not UTF-8, so it is read as "
+                                                "Latin-1"))):
         peer.write_bytes(data)
         assert irw("rouge", "-a", config).exit_code == 0
         result = irw("ingest", "texts", config, "-C", "c", "-w", wh)
@@ -194,6 +195,6 @@ def test_a_runs_folder_names_its_pipes_and_dangling_links(tmp_path):
     errors = [line for line in result.stderr.splitlines() if not line.startswith("checking")]
     assert errors == ["skipped old: a folder",
                       f"irw: error: {folder / 'pipe.txt'}: not a file (a named pipe)",
-                      f"irw: error: {folder / 'zlink.txt'}: no such file (a symbolic link to "
-                      "nothing)",
+                      (f"irw: error: {folder / 'zlink.txt'}: no such file (a symbolic link "
+                       "to nothing)"),
                       "1 runs stored in campaign c, 1 skipped, 2 failed"]

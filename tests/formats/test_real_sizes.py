@@ -78,7 +78,7 @@ def test_a_folder_of_large_runs_ingests_with_each_files_order(tmp_path, way, mon
     if way == "a-batch-a-file":
         monkeypatch.setattr(bulk, "ONE_READ_BYTES", 0)
         monkeypatch.setattr(bulk, "BATCH_BYTES", 1)
-    _, a, b = _twin_runs(tmp_path / "runs", comment=way == "file-by-file")
+    _, a, _ = _twin_runs(tmp_path / "runs", comment=way == "file-by-file")
     wh = tmp_path / "w.duckdb"
     result = irw("ingest", "runs", a.parent, "-C", "c", "-w", wh)
     assert result.exit_code == 0, result.output
