@@ -182,3 +182,30 @@ def test_run_name_from_file():
     assert run_name_from_file("input.MU03rob01.gz") == "input.MU03rob01"
     assert run_name_from_file("sys1.run") == "sys1"
     assert run_name_from_file(".gz") == ".gz"
+
+
+@pytest.mark.parametrize("stop", [KeyboardInterrupt, MemoryError])
+def test_a_folder_read_in_batches_stopped_in_its_last_batch_leaves_nothing(
+        run_folder, tmp_path, monkeypatch, stop):
+    """The batches of a large folder are written inside one transaction: Ctrl-C (or a failure
+    of any kind) while the last batch is read leaves no run and no campaign, and the warehouse
+    opens and takes the folder afterwards."""
+    from irwarehouse.api import Warehouse as W
+    monkeypatch.setattr(bulk, "ONE_READ_BYTES", 0)
+    monkeypatch.setattr(bulk, "BATCH_BYTES", 1)
+    staged, read = [], bulk._stage_folder
+
+    def stage_then_stop(con, files, *args):
+        staged.append(files)
+        if len(staged) == 3:
+            raise stop()
+        return read(con, files, *args)
+    monkeypatch.setattr(bulk, "_stage_folder", stage_then_stop)
+    wh = tmp_path / "wh.duckdb"
+    with W(wh) as w, pytest.raises(stop):
+        bulk.ingest_folder(w.con, run_folder, "c")
+    assert len(staged) == 3                         # two batches were written before
+    assert _runs(wh) == [] and _campaigns(wh) == []
+    monkeypatch.setattr(bulk, "_stage_folder", read)
+    with W(wh) as w:
+        assert len(bulk.ingest_folder(w.con, run_folder, "c").stored) == 3
