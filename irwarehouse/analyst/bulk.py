@@ -96,13 +96,13 @@ def ingest_folder(con: duckdb.DuckDBPyConnection, folder: Path, campaign: str, *
                   venue: str | None = None,
                   progress: Callable[[Path], None] | None = None) -> FolderResult:
     """Store every run file of `folder` in `campaign`, all or nothing: one transaction writes
-    every run, a batch of files at a time (_batches: one CSV read of a batch when its files are
-    clean, otherwise file by file, which names the first bad line), so that memory holds one
-    batch whatever the number of runs (3.5 GB at 400 runs when the folder was staged whole;
-    issue 32); a bad file rolls everything back. With `keep_going`
-    the good files are stored and the bad ones listed in the result instead. `progress(file)`
-    after each file is checked. Runs are named by their run tag (`names="tag"`) or their file
-    name (`"file"`, for folders whose runs share a tag)."""
+    every run. The files are read at once or, in a large folder, a batch at a time, so that
+    memory holds one batch whatever the number of runs (_batches); each read is one CSV read
+    when the files are clean, otherwise file by file, which names the first bad line. A bad
+    file rolls everything back; with `keep_going` the good files are stored and the bad ones
+    listed in the result instead. `progress(file)` after each file is checked. Runs are named
+    by their run tag (`names="tag"`) or their file name (`"file"`, for folders whose runs
+    share a tag)."""
     if names not in NAME_SOURCES:
         raise WarehouseError(f"runs are named by one of {', '.join(NAME_SOURCES)}, not {names!r}")
     if team_pattern:

@@ -135,6 +135,15 @@ def test_rouge_configurations_refuse_what_the_line_readers_refuse(tmp_path, text
         assert message.startswith(f"{config}:5: {words}"), message
 
 
+def test_rouge_configurations_do_not_read_entity_declarations(tmp_path):
+    """An entity can expand without bound (the topic reader refused them already)."""
+    config = _config(tmp_path, "p.txt")
+    text = config.read_text()
+    config.write_text('<!DOCTYPE ROUGE_EVAL [\n<!ENTITY x "xxxxxxxx">\n]>\n' + text)
+    assert _refusal(read_config, config) == \
+        f"{config}:2: entity declarations are not read in a ROUGE configuration"
+
+
 @pytest.mark.parametrize("text, words", [
     ("&#x85;", "control character U+0085"), ("&#x9b;", "control character U+009B"),
     ("&#x7f;", "control character U+007F"), ("&#xfeff;", "byte-order mark"),
