@@ -10,6 +10,7 @@ import duckdb
 import pyarrow as pa
 
 from ..errors import InputError, WarehouseError
+from ..formats.lines import check_path
 from ..store.ingest import store_staged_run
 
 EXPORT_FORMATS = ("parquet", "csv", "arrow")
@@ -86,8 +87,7 @@ def as_arrow(table) -> tuple[pa.Table, str, str]:
     if isinstance(table, (str, Path)):
         import pyarrow.parquet as pq
         path = Path(table)
-        if not path.is_file():
-            raise InputError(path, None, "no such file")
+        check_path(path)
         try:
             arrow = pq.read_table(path)
         except (pa.ArrowInvalid, OSError) as exc:

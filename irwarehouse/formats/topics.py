@@ -20,6 +20,7 @@ from pathlib import Path
 from xml.parsers import expat
 
 from ..errors import InputError
+from .lines import check_characters
 from .trec import text_lines
 
 FORMATS = ("trec", "xml", "tsv")
@@ -165,6 +166,8 @@ def _parse_xml(path: Path, text: str) -> _Element:
     top: list[_Element] = []
 
     def start(tag, attrs):
+        for value in (tag, *attrs.keys(), *attrs.values()):
+            check_characters(path, parser.CurrentLineNumber, value)
         el = _Element(tag, attrs, parser.CurrentLineNumber, "", [])
         (stack[-1].children if stack else top).append(el)
         stack.append(el)
@@ -173,6 +176,8 @@ def _parse_xml(path: Path, text: str) -> _Element:
         stack.pop()
 
     def data(chunk):
+        # a character reference (&#x85;) puts what the line reader refuses as a byte
+        check_characters(path, parser.CurrentLineNumber, chunk)
         if stack:
             stack[-1].text += chunk
 

@@ -79,7 +79,11 @@ class Facts(NamedTuple):
 # by the regex path. Searching the file for those two-byte patterns costs seconds, as spaces
 # are everywhere; these single bytes are memchr scans.)
 _NOT_SINGLE_SPACED = (b"\t", b"\x0c", b"\x0b")
+# The facts of every file of one command (a folder of runs is staged by stage_runs_bulk, then
+# spacing.spaced_sources asks _plain of each file again: the cache used to hold one file, so
+# every file of a folder was scanned twice; issue 32). Bounded for long-lived processes.
 _FACTS_CACHE: dict[tuple, Facts] = {}
+_FACTS_CACHE_SIZE = 10_000
 
 
 def _single_spaced(block: bytes) -> bool:
@@ -106,7 +110,9 @@ def _file_facts(path: Path, digest: bool) -> Facts:
     cached = _FACTS_CACHE.get(key)
     if cached and (cached.sha256 is not None or not digest):
         return cached
-    if st.st_size == 0:
+    if cached:                      # scanned before; only the digest is new
+        clean, plain = cached.clean, cached.single_spaced
+    elif st.st_size == 0:
         clean, plain = True, False
     else:
         with open(path, "rb") as f:
@@ -119,7 +125,8 @@ def _file_facts(path: Path, digest: bool) -> Facts:
             for block in iter(lambda: f.read(1 << 24), b""):
                 h.update(block)
     facts = Facts(h.hexdigest() if h else None, plain, clean)
-    _FACTS_CACHE.clear()
+    if len(_FACTS_CACHE) >= _FACTS_CACHE_SIZE:
+        _FACTS_CACHE.clear()
     _FACTS_CACHE[key] = facts
     return facts
 
@@ -350,24 +357,22 @@ def _stage_fast(con: duckdb.DuckDBPyConnection, paths: list[str], table: str, *,
                 keep_tag: bool, temp: bool = True) -> list[tuple]:
     """Read single-spaced run files (file_facts) with one parallel CSV read into `table`
     (fi, topic, doc, score, rank, gap, key_hash[, tag]), gap = the line has an empty field,
-    key_hash = hash(fi, topic, doc) for the duplicate check, fi = 1 + index of the file in `paths`, the rowid being
-    the file order. Returns per file (fi, rows, bad rows, tag of the last row or None).
-    Raises duckdb.Error when a line does not have six fields.
+    key_hash = hash(fi, topic, doc) for the duplicate check, fi = 1 + index of the file in
+    `paths`, the rowid being the file order. Returns per file (fi, rows, bad rows, tag of the
+    last row or None). Raises duckdb.Error when a line does not have six fields.
 
     Only the columns stored are converted (q0 and, unless `keep_tag`, the tag are split but not
     copied), the numbers are checked without a regex (_token_number), and the rows are not
     numbered: a CTAS keeps the reader's order, while row_number() OVER () would serialise the
-    parallel read (1.8 s of 7M lines)."""
-    single = len(paths) == 1
-    # One file: no filename column to map to an index (a string join per row).
-    join = "" if single else """
-        JOIN (SELECT unnest($paths) AS filename, generate_subscripts($paths, 1) AS fi) f
-          ON f.filename = r.filename"""
+    parallel read (1.8 s of 7M lines). The reader's order is kept only through operators that
+    keep it (projections, filters): the file's index is the reader's `file_index` column, not
+    a join on its file name, as a hash join hands its rows on in the order its threads finish
+    (two 8 MB files came out interleaved, and file order with them; issue 31)."""
     con.execute(f"""
         CREATE OR REPLACE {'TEMP ' if temp else ''}TABLE {table} AS
         SELECT fi, topic, doc, score, {_integral('rank_number')} AS rank, gap,
                hash(fi, topic, doc) AS key_hash{', tag' if keep_tag else ''}
-        FROM (SELECT {'1' if single else 'f.fi'} AS fi, r.topic, r.doc, r.tag,
+        FROM (SELECT CAST(r.file_index + 1 AS INTEGER) AS fi, r.topic, r.doc, r.tag,
                      -- an empty field: two spaces in a row, or a space that starts a line
                      r.topic IS NULL OR r.q0 IS NULL OR r.doc IS NULL OR r.tag IS NULL AS gap,
                      {_token_number('r.score')} AS score,
@@ -376,8 +381,7 @@ def _stage_fast(con: duckdb.DuckDBPyConnection, paths: list[str], table: str, *,
                             escape = '', header = false, auto_detect = false,
                             strict_mode = true, null_padding = false, all_varchar = true,
                             compression = '{duckdb_compression(paths)}',
-                            filename = {'false' if single else 'true'},
-                            max_line_size = {LINE_LIMIT + 1}) r{join})""", {"paths": paths})
+                            max_line_size = {LINE_LIMIT + 1}) r)""", {"paths": paths})
     return con.execute(f"""
         SELECT fi, count(*), count(*) FILTER (WHERE {_BAD_FAST_ROW}),
                {'arg_max(tag, rowid)' if keep_tag else 'NULL'}

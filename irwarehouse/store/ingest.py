@@ -4,6 +4,7 @@ transaction that writes the rows and their provenance (source path, sha256, time
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
 from typing import NamedTuple
@@ -23,10 +24,12 @@ NAME_LIMIT = 200            # characters of a campaign, run or qrels name
 
 
 @contextmanager
-def transaction(con: duckdb.DuckDBPyConnection, what: str = "earlier changes"):
+def transaction(con: duckdb.DuckDBPyConnection,
+                what: str | Callable[[], str] = "earlier changes"):
     """One transaction: everything or nothing (an interrupted ingest leaves no trace). A Ctrl-C
     before the COMMIT rolls it back; once the COMMIT runs, it and the record of what it kept
-    (`what`, for the interrupted command's last line; store.interrupts) finish first."""
+    (`what`, or what it returns when called at the COMMIT, for the interrupted command's last
+    line; store.interrupts) finish first."""
     con.execute("BEGIN TRANSACTION")
     try:
         yield
@@ -40,7 +43,7 @@ def transaction(con: duckdb.DuckDBPyConnection, what: str = "earlier changes"):
         except BaseException:
             _rollback(con)          # a COMMIT that failed (disk full) leaves nothing open
             raise
-        interrupts.kept(what)
+        interrupts.kept(what() if callable(what) else what)
 
 
 def _rollback(con: duckdb.DuckDBPyConnection) -> None:
@@ -336,71 +339,76 @@ class StagedRun(NamedTuple):
     sha256: str
 
 
-def store_staged_runs(con: duckdb.DuckDBPyConnection, campaign: str, runs: list[StagedRun], *,
-                      replace: bool = False, year: int | None = None,
-                      venue: str | None = None) -> list[int]:
-    """Write the runs staged in TEMP table stage_runs(fi, topic, doc, score, rank; rowid in
-    file order within each file) as runs of `campaign` (created if new; its year and venue set
-    when given), all in one transaction, with the same rows, provenance, stored ranks, list
-    lengths, judged documents and digests as store_staged_run gives each run alone. A name
-    already stored is refused unless `replace`. Returns the run_ids, in the order of `runs`."""
-    what = f"{len(runs)} runs of campaign {campaign}" if len(runs) != 1 else \
-        f"run {runs[0].name} of campaign {campaign}"
-    with transaction(con, what):
-        cid = campaign_id(con, campaign, create=True)
-        if year is not None:
-            con.execute("UPDATE campaign SET year = ? WHERE campaign_id = ?", [year, cid])
-        if venue is not None:
-            con.execute("UPDATE campaign SET venue = ? WHERE campaign_id = ?", [venue, cid])
-        if not runs:
-            return []
-        taken = {n for (n,) in con.execute(
-            "SELECT name FROM run WHERE campaign_id = $cid AND list_contains($names, name)",
-            {"cid": cid, "names": [r.name for r in runs]}).fetchall()}
-        for run in runs:
-            if run.name in taken:
-                replace_named(con, "run", cid, run.name, kind="run", campaign=campaign,
-                              source=run.path, replace=replace,
-                              dependents=("run_row", "run_list", "score", "judged_row",
-                                          "judged_pair", "run"))
-        # Per file: its number of rows and its first rowid, so that file_order counts from 0
-        # in each file, as when the file is ingested alone (the digest covers it). A file's
-        # rows are contiguous in stage_runs (the CSV reader keeps file order); `spread`
-        # verifies it.
-        counts = {fi: (n, first, spread) for fi, n, first, spread in con.execute(
-            "SELECT fi, count(*), min(rowid), max(rowid) - min(rowid) + 1 FROM stage_runs "
-            "GROUP BY fi").fetchall()}
-        if any(counts[r.fi][0] != counts[r.fi][2] for r in runs):
-            raise WarehouseError("internal error: a staged file's rows are not contiguous")
-        con.execute("CREATE OR REPLACE TEMP TABLE stage_ids (fi INTEGER, run_id INTEGER, "
-                    "first_row BIGINT)")
-        run_ids = []
-        for run in runs:
-            # one INSERT each, in file order: run ids follow the files' order
-            rid = con.execute("""
-                INSERT INTO run (campaign_id, name, team, source_path, sha256, num_rows)
-                VALUES (?, ?, ?, ?, ?, ?) RETURNING run_id""",
-                              [cid, run.name, run.team, str(run.path.resolve()), run.sha256,
-                               counts[run.fi][0]]).fetchone()[0]
-            con.execute("INSERT INTO stage_ids VALUES (?, ?, ?)",
-                        [run.fi, rid, counts[run.fi][1]])
-            run_ids.append(rid)
-        # score_rank: trec_eval 9's order (float32 score desc, docno desc), as ranked_window.
-        con.execute("""
-            INSERT INTO run_row (run_id, topic, doc, score, rank, file_order, score_rank)
-            SELECT run_id, topic, doc, score, rank, file_order,
-                   row_number() OVER (
-                       PARTITION BY run_id, topic
-                       ORDER BY ev_sort_num('score', true, score, rank, file_order) DESC,
-                                ev_sort_doc('score', doc) DESC)
-            FROM (SELECT i.run_id, s.topic, s.doc, s.score, s.rank,
-                         s.rowid - i.first_row AS file_order
-                  FROM stage_runs s JOIN stage_ids i ON i.fi = s.fi)""")
-        con.execute("INSERT INTO run_list SELECT run_id, topic, count(*) FROM run_row "
-                    "WHERE run_id IN (SELECT run_id FROM stage_ids) GROUP BY run_id, topic")
-        qrels = [q for (q,) in con.execute("SELECT qrels_id FROM qrels WHERE campaign_id = ?",
-                                           [cid]).fetchall()]
-        store_judged_rows(con, qrels, run_ids)
-        record_digests(con, "run", run_ids)
-        con.execute("DROP TABLE stage_ids")
+def set_campaign_facts(con: duckdb.DuckDBPyConnection, cid: int, *, year: int | None,
+                       venue: str | None) -> None:
+    if year is not None:
+        con.execute("UPDATE campaign SET year = ? WHERE campaign_id = ?", [year, cid])
+    if venue is not None:
+        con.execute("UPDATE campaign SET venue = ? WHERE campaign_id = ?", [venue, cid])
+
+
+def staged_spans(stage: duckdb.DuckDBPyConnection) -> dict[int, tuple[int, int, int]]:
+    """Per file of TEMP table stage_runs (formats.trec.stage_runs_bulk) on connection `stage`:
+    its number of rows, its first rowid and the span of its rowids (write_staged_runs)."""
+    return {fi: (n, first, spread) for fi, n, first, spread in stage.execute(
+        "SELECT fi, count(*), min(rowid), max(rowid) - min(rowid) + 1 FROM stage_runs "
+        "GROUP BY fi").fetchall()}
+
+
+def write_staged_runs(con: duckdb.DuckDBPyConnection, cid: int, campaign: str,
+                      runs: list[StagedRun], spans: dict[int, tuple[int, int, int]],
+                      rows: str, *, replace: bool = False) -> list[int]:
+    """Write staged runs as runs of campaign `cid` (analyst.bulk), inside the caller's
+    transaction, with the same rows, provenance, stored ranks, list lengths, judged documents
+    and digests as store_staged_run gives each run alone. `rows`: the relation of the staged
+    rows (fi, topic, doc, score, rank, line: the row's position, in file order within each
+    file), scanned once (it may be a stream); `spans`: their staged_spans. A name already
+    stored is refused unless `replace`. Returns the run_ids, in the order of `runs`."""
+    if not runs:
+        return []
+    taken = {n for (n,) in con.execute(
+        "SELECT name FROM run WHERE campaign_id = $cid AND list_contains($names, name)",
+        {"cid": cid, "names": [r.name for r in runs]}).fetchall()}
+    for run in runs:
+        if run.name in taken:
+            replace_named(con, "run", cid, run.name, kind="run", campaign=campaign,
+                          source=run.path, replace=replace,
+                          dependents=("run_row", "run_list", "score", "judged_row",
+                                      "judged_pair", "run"))
+    # file_order counts from 0 in each file, as when the file is ingested alone (the digest
+    # covers it): a file's rows are contiguous in stage_runs (the CSV reader keeps file
+    # order, formats.trec._stage_fast); its span verifies it.
+    if any(spans[r.fi][0] != spans[r.fi][2] for r in runs):
+        raise WarehouseError("internal error: a staged file's rows are not contiguous")
+    con.execute("CREATE OR REPLACE TEMP TABLE stage_ids (fi INTEGER, run_id INTEGER, "
+                "first_row BIGINT)")
+    run_ids = []
+    for run in runs:
+        # one INSERT each, in file order: run ids follow the files' order
+        rid = con.execute("""
+            INSERT INTO run (campaign_id, name, team, source_path, sha256, num_rows)
+            VALUES (?, ?, ?, ?, ?, ?) RETURNING run_id""",
+                          [cid, run.name, run.team, str(run.path.resolve()), run.sha256,
+                           spans[run.fi][0]]).fetchone()[0]
+        con.execute("INSERT INTO stage_ids VALUES (?, ?, ?)",
+                    [run.fi, rid, spans[run.fi][1]])
+        run_ids.append(rid)
+    # score_rank: trec_eval 9's order (float32 score desc, docno desc), as ranked_window.
+    con.execute(f"""
+        INSERT INTO run_row (run_id, topic, doc, score, rank, file_order, score_rank)
+        SELECT run_id, topic, doc, score, rank, file_order,
+               row_number() OVER (
+                   PARTITION BY run_id, topic
+                   ORDER BY ev_sort_num('score', true, score, rank, file_order) DESC,
+                            ev_sort_doc('score', doc) DESC)
+        FROM (SELECT i.run_id, s.topic, s.doc, s.score, s.rank,
+                     s.line - i.first_row AS file_order
+              FROM {rows} s JOIN stage_ids i ON i.fi = s.fi)""")
+    con.execute("INSERT INTO run_list SELECT run_id, topic, count(*) FROM run_row "
+                "WHERE run_id IN (SELECT run_id FROM stage_ids) GROUP BY run_id, topic")
+    qrels = [q for (q,) in con.execute("SELECT qrels_id FROM qrels WHERE campaign_id = ?",
+                                       [cid]).fetchall()]
+    store_judged_rows(con, qrels, run_ids)
+    record_digests(con, "run", run_ids)
+    con.execute("DROP TABLE stage_ids")
     return run_ids

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import InputError
+from ..formats.lines import WHOLE_FILE_LIMIT, check_characters, check_path, read_whole
 
 
 @dataclass
@@ -50,6 +51,10 @@ class Config:
             found = self.path.parent / path
         if not found.exists():
             raise InputError(self.path, line, f"summary file not found: {name}")
+        try:            # a device, a pipe, a folder or a huge file: named before any is read
+            check_path(found, WHOLE_FILE_LIMIT, "summary")
+        except InputError as exc:
+            raise InputError(self.path, line, f"summary file {name}: {exc.message}") from None
         return found
 
 
@@ -70,6 +75,8 @@ class _Reader:
 
     def start(self, name: str, attrs: dict) -> None:
         line = self.parser.CurrentLineNumber
+        for value in (name, *attrs.keys(), *attrs.values()):
+            check_characters(self.path, line, value)
         tag = name.upper()
         self.stack.append((tag, attrs, line))
         self.text = []
@@ -103,7 +110,12 @@ class _Reader:
         self.text = []
 
     def chars(self, data: str) -> None:
+        check_characters(self.path, self.parser.CurrentLineNumber, data)
         self.text.append(data)
+
+    def entity(self, *args) -> None:
+        raise InputError(self.path, self.parser.CurrentLineNumber, "entity declarations are "
+                         "not read in a ROUGE configuration")
 
     def _attr(self, attrs: dict, key: str, line: int, tag: str) -> str:
         if key not in attrs:
@@ -120,10 +132,11 @@ class _Reader:
         self.parser.StartElementHandler = self.start
         self.parser.EndElementHandler = self.end
         self.parser.CharacterDataHandler = self.chars
-        try:
-            data = self.path.read_bytes()
-        except OSError as exc:
-            raise InputError(self.path, None, f"cannot read: {exc.strerror or exc}") from None
+        # entity declarations can expand without bound, and no configuration needs one (the
+        # topic reader refuses them too, formats.topics)
+        self.parser.SetParamEntityParsing(xml.parsers.expat.XML_PARAM_ENTITY_PARSING_NEVER)
+        self.parser.EntityDeclHandler = self.entity
+        data = read_whole(self.path, "ROUGE configuration")
         try:
             self.parser.Parse(data, True)
         except xml.parsers.expat.ExpatError as exc:
@@ -142,14 +155,12 @@ def read_file_list(path: Path | str, fmt: str, system_id: str) -> Config:
     """-z: one evaluation per line, `peer model1 ... modelN`, numbered from 1 ('#' comments
     and blank lines skipped); the peer is called system_id (ROUGE: X by default)."""
     path = Path(path)
-    try:
-        lines = path.read_bytes().decode("latin-1").split("\n")
-    except OSError as exc:
-        raise InputError(path, None, f"cannot read: {exc.strerror or exc}") from None
+    lines = read_whole(path, "ROUGE file list").decode("latin-1").split("\n")
     evals = []
     for number, line in enumerate(lines, 1):
         if line.startswith("#") or not line.strip():
             continue
+        check_characters(path, number, _as_utf8(line))
         files = line.split()
         if len(files) < 2:
             raise InputError(path, number, "a file list line needs a peer and at least one "
@@ -162,3 +173,12 @@ def read_file_list(path: Path | str, fmt: str, system_id: str) -> Config:
     if not evals:
         raise InputError(path, None, "the file list names no evaluation")
     return Config(path, evals, [system_id])
+
+
+def _as_utf8(text: str) -> str:
+    """A line read as Latin-1 (ROUGE's bytes) as UTF-8 text when it is UTF-8, so that the bytes
+    of a UTF-8 character are not mistaken for C1 control characters."""
+    try:
+        return text.encode("latin-1").decode("utf-8")
+    except UnicodeDecodeError:
+        return text

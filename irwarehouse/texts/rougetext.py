@@ -18,6 +18,7 @@ from importlib import resources
 from pathlib import Path
 
 from ..errors import InputError
+from ..formats.lines import read_whole
 from .porter import rouge_stem
 
 _LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
@@ -51,10 +52,7 @@ def lower_ascii(text: str) -> str:
 def read_sentences(path: Path | str, fmt: str = "SPL", lower: bool = True) -> list[str]:
     """The sentences of a summary file, ASCII-lower-cased (unless not `lower`), as ROUGE's
     readText collects them."""
-    try:
-        data = Path(path).read_bytes().decode("latin-1")
-    except OSError as exc:
-        raise InputError(path, None, f"cannot read the summary: {exc.strerror or exc}") from None
+    data = read_whole(Path(path), "summary").decode("latin-1")
     fmt = fmt.upper()
     lines = data.split("\n")
     if fmt == "SPL":

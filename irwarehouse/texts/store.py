@@ -94,7 +94,11 @@ def read_text_tsv(path: Path, key_name: str) -> dict[tuple[str, str], list[str]]
 
 # -- writing -----------------------------------------------------------------------------------
 def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 24), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def store_outputs(con, campaign: str, outputs: dict[tuple[str, str], list[str]], source: str,
@@ -220,17 +224,33 @@ def ingest_text_file(con, path: Path, campaign: str, kind: str, *, name: str | N
 def config_texts(config) -> tuple[dict, dict]:
     """The peers and models of a ROUGE configuration as outputs and references (SPL/SEE/ISI
     sentences; topic = the EVAL ID, run = the peer ID, ref_id = the model ID)."""
-    from .rougetext import read_sentences
     outputs: dict = {}
     refs: dict = {}
     for ev in config.evaluations:
         fmt = (ev.input_format or "SPL").upper()
         for peer_id in ev.peers:
-            outputs[(ev.eval_id, peer_id)] = _as_text(read_sentences(
-                config.peer_path(ev, peer_id), fmt, lower=False))
+            outputs[(ev.eval_id, peer_id)] = _summary_text(config.peer_path(ev, peer_id), fmt)
         for model_id, path in zip(ev.models, config.model_paths(ev)):
-            refs[(ev.eval_id, model_id)] = _as_text(read_sentences(path, fmt, lower=False))
+            refs[(ev.eval_id, model_id)] = _summary_text(path, fmt)
     return outputs, refs
+
+
+def _summary_text(path: Path, fmt: str) -> list[str]:
+    """The sentences of a summary, as text to store: refused, with file and line, for the
+    characters the TSV readers refuse (NUL, control characters; a summary that is not UTF-8
+    is read as Latin-1, where the bytes 0x80-0x9f are C1 control characters)."""
+    from ..formats.lines import BOM, character_problem, read_whole
+    from .rougetext import read_sentences
+    data = read_whole(path, "summary")
+    text = _as_text([data.decode("latin-1")])[0]
+    for lineno, line in enumerate(text.removeprefix(BOM).split("\n"), 1):
+        problem = character_problem(line)
+        if problem:
+            latin1 = text.encode("utf-8") != data
+            raise InputError(path, lineno, problem + (" (the file is not UTF-8, so it is read "
+                                                      "as Latin-1; convert it to UTF-8)"
+                                                      if latin1 else ""))
+    return _as_text(read_sentences(path, fmt, lower=False))
 
 
 def _as_text(sentences: list[str]) -> list[str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
+from irwarehouse.analyst import bulk
 from irwarehouse.analyst.bulk import run_name_from_file, team_of
 from irwarehouse.api import Warehouse
 from irwarehouse.cli import app
@@ -18,6 +19,17 @@ def run_folder(tmp_path, make_runs):
         path.rename(folder / f"team{'ABC'[i]}-{path.name}")
     (folder / ".hidden").write_text("ignored\n")
     return folder
+
+
+@pytest.fixture(params=["one read", "a batch a file"])
+def batches(request, monkeypatch):
+    """Both ways a folder is read: one CSV read of the whole folder before the transaction,
+    and (a folder over analyst.bulk.ONE_READ_BYTES) a batch at a time inside it, each batch on
+    a connection of its own and handed over as a stream; here every file is a batch."""
+    if request.param != "one read":
+        monkeypatch.setattr(bulk, "ONE_READ_BYTES", 0)
+        monkeypatch.setattr(bulk, "BATCH_BYTES", 1)
+    return request.param
 
 
 def _runs(path):
@@ -55,7 +67,7 @@ def _campaigns(path):
         return [n for (n,) in wh.con.execute("SELECT name FROM campaign").fetchall()]
 
 
-def test_bad_file_stores_nothing_keep_going_stores_the_rest(run_folder, tmp_path):
+def test_bad_file_stores_nothing_keep_going_stores_the_rest(run_folder, tmp_path, batches):
     """issue 19 item 8: a failed `irw ingest runs DIR` kept its first files without saying
     so. Now one bad file stores nothing (not even the campaign, its year or venue); with
     --keep-going the good files are stored and the bad one listed as file:line."""
@@ -106,7 +118,8 @@ def _stored_rows(path, campaign):
 
 
 @pytest.mark.parametrize("variant", ["clean", "tabs and a duplicate"])
-def test_folder_stores_what_single_files_store(run_folder, tmp_path, sample_data, variant):
+def test_folder_stores_what_single_files_store(run_folder, tmp_path, sample_data, variant,
+                                               batches):
     """The one-pass folder ingest (one CSV read, one transaction) stores the same rows, file
     order, stored ranks, list lengths, judged documents, provenance and digests as ingesting
     each file alone: clean files take the bulk read; a tab-separated file and a duplicate kept
@@ -146,7 +159,7 @@ def test_not_a_folder_or_empty(tmp_path):
     assert res.exit_code == 1 and "no run files" in res.output
 
 
-def test_runs_sharing_a_tag_need_file_names(tmp_path, make_runs):
+def test_runs_sharing_a_tag_need_file_names(tmp_path, make_runs, batches):
     folder = tmp_path / "same"
     folder.mkdir()
     for i, path in enumerate(make_runs(folder, n=2)):
@@ -169,3 +182,30 @@ def test_run_name_from_file():
     assert run_name_from_file("input.MU03rob01.gz") == "input.MU03rob01"
     assert run_name_from_file("sys1.run") == "sys1"
     assert run_name_from_file(".gz") == ".gz"
+
+
+@pytest.mark.parametrize("stop", [KeyboardInterrupt, MemoryError])
+def test_a_folder_read_in_batches_stopped_in_its_last_batch_leaves_nothing(
+        run_folder, tmp_path, monkeypatch, stop):
+    """The batches of a large folder are written inside one transaction: Ctrl-C (or a failure
+    of any kind) while the last batch is read leaves no run and no campaign, and the warehouse
+    opens and takes the folder afterwards."""
+    from irwarehouse.api import Warehouse as W
+    monkeypatch.setattr(bulk, "ONE_READ_BYTES", 0)
+    monkeypatch.setattr(bulk, "BATCH_BYTES", 1)
+    staged, read = [], bulk._stage_folder
+
+    def stage_then_stop(con, files, *args):
+        staged.append(files)
+        if len(staged) == 3:
+            raise stop()
+        return read(con, files, *args)
+    monkeypatch.setattr(bulk, "_stage_folder", stage_then_stop)
+    wh = tmp_path / "wh.duckdb"
+    with W(wh) as w, pytest.raises(stop):
+        bulk.ingest_folder(w.con, run_folder, "c")
+    assert len(staged) == 3                         # two batches were written before
+    assert _runs(wh) == [] and _campaigns(wh) == []
+    monkeypatch.setattr(bulk, "_stage_folder", read)
+    with W(wh) as w:
+        assert len(bulk.ingest_folder(w.con, run_folder, "c").stored) == 3

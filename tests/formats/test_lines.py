@@ -161,6 +161,28 @@ def test_an_over_long_line_in_a_gzip_file_is_refused(tmp_path):
     _refused(_run_rows, path, 2, "line longer than")
 
 
+def _longest_body(data: bytes) -> int:
+    """The oracle of the line-length scan: the longest line, split on \\n, a \\r before its
+    \\n not counted (a line without \\n keeps its \\r)."""
+    parts = data.split(b"\n")
+    return max(len(p) - (i < len(parts) - 1 and p.endswith(b"\r")) for i, p in enumerate(parts))
+
+
+@FUZZ
+@given(pieces=st.lists(st.tuples(st.integers(0, 30), st.sampled_from([b"\n", b"\r\n", b"\r", b""])),
+                       max_size=8),
+       limit=st.integers(1, 12), block=st.integers(1, 40))
+def test_the_line_length_scan_agrees_with_an_oracle(pieces, limit, block):
+    """The scan that keeps lines over the limit from DuckDB's reader (lines.long_line_in on a
+    mapped file, lines.LineLengths on a stream of blocks) with a small limit."""
+    data = b"".join(b"a" * n + end for n, end in pieces)
+    expected = _longest_body(data) > limit
+    assert lines.long_line_in(data, limit) == expected
+    scan = lines.LineLengths(limit)
+    fed = [scan.feed(data[i:i + block]) for i in range(0, len(data), block)]
+    assert (not all(fed) or not scan.finish()) == expected
+
+
 def test_a_gzip_file_with_a_bad_crc_is_one_line(tmp_path):
     for kind in ("run", "qrels", "intents", "doclengths", "known"):
         read, template = READERS[kind]

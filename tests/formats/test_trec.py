@@ -127,3 +127,23 @@ def test_duplicates_found_per_file(tmp_path):
     with pytest.raises(InputError) as err:
         evaluate_files(tmp_path / "qrels", [tmp_path / "r1", tmp_path / "r2"], ["map"])
     assert f"{tmp_path / 'r2'}:3:" in str(err.value) and "appears twice" in str(err.value)
+
+
+def test_each_file_of_an_evaluation_is_scanned_once(tmp_path, monkeypatch):
+    """issue 32: the facts cache held one file, so that every run file of `irw eval QRELS
+    RUN...` was scanned twice (by stage_runs_bulk, then by the spacing check), gzipped or not;
+    and the qrels twice (for its rows, then again for its digest)."""
+    from irwarehouse.formats import trec
+    scanned = []
+    for name in ("_mapped_scan", "_stream_scan"):
+        original = getattr(trec, name)
+        monkeypatch.setattr(trec, name, lambda path, f=original: scanned.append(path) or f(path))
+    (tmp_path / "q").write_text("1 0 d1 1\n1 0 d2 0\n")
+    runs = []
+    for k in range(4):
+        data = f"1 Q0 d1 1 2.0 r{k}\n1 Q0 d2 2 1.0 r{k}\n".encode()
+        runs.append(tmp_path / (f"r{k}.gz" if k % 2 else f"r{k}.txt"))
+        runs[-1].write_bytes(gzip.compress(data) if k % 2 else data)
+    result = evaluate_files(tmp_path / "q", runs, ["map"])
+    assert [v for v in result.summary.column("value").to_pylist()] == [1.0] * 4
+    assert sorted(map(str, scanned)) == sorted(map(str, [tmp_path / "q", *runs]))
