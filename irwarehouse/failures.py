@@ -10,6 +10,7 @@ input can move or colour the terminal; `shown` quotes a value from a file, cut s
 from __future__ import annotations
 
 import errno
+import unicodedata
 
 from .errors import IrwError
 
@@ -23,28 +24,49 @@ MESSAGE_LIMIT = 500
 COMPACT_HINT = "`irw compact` gives back the space a failed write left in the file"
 
 
+def unsafe(ch: str) -> bool:
+    """A character that must not reach a terminal, an HTML page or a plot as it is: control
+    characters (C0, DEL, C1), format characters (right-to-left overrides, zero-width spaces
+    and joiners, U+FEFF), line and paragraph separators, surrogates, private-use and
+    unassigned code points: each can move, hide, reorder or recolour what is printed."""
+    return unicodedata.category(ch) in _UNSAFE
+
+
+_UNSAFE = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+
+
+def escaped(text: str) -> str:
+    """`text` with every unsafe character written as an escape (\\x1b, \\u202e)."""
+    if text.isprintable():
+        return text
+    return "".join((f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else
+                    f"\\u{ord(ch):04x}" if ord(ch) < 0x10000 else f"\\U{ord(ch):08x}")
+                   if unsafe(ch) else ch for ch in text)
+
+
 def clean(text: str, limit: int = MESSAGE_LIMIT) -> str:
-    """`text` as one printable line: line breaks and tabs become spaces, other control
-    characters (C0, DEL, C1 such as the CSI of terminal escapes) and U+FEFF are escaped, and
-    the line is cut at `limit` characters."""
-    out = []
-    for ch in text:
-        code = ord(ch)
-        if ch in "\n\r\t\v\f":
-            out.append(" ")
-        elif code < 0x20 or 0x7F <= code <= 0x9F or ch in "\u2028\u2029\ufeff":
-            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
-        else:
-            out.append(ch)
-    line = "".join(out)
+    """`text` as one printable line: line breaks and tabs become spaces, other unsafe
+    characters (C0, DEL, C1 such as the CSI of terminal escapes, right-to-left overrides,
+    zero-width characters) are escaped, and the line is cut at `limit` characters."""
+    line = escaped(text.translate(_SPACES))
     return line if len(line) <= limit else line[:limit - 1] + "…"
+
+
+_SPACES = str.maketrans("\n\r\t\v\f", "     ")
+
+
+def plain(value: str, limit: int = 40) -> str:
+    """A name for a table or a message, unquoted: unsafe characters escaped, cut at `limit`
+    characters with its length given."""
+    text = escaped(value)
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(value)} characters)"
 
 
 def shown(value: str, limit: int = 40) -> str:
     """A value read from a file, quoted for a message: repr (control characters escaped), cut
     at `limit` characters with its length given."""
     if len(value) <= limit:
-        return repr(value)
+        return repr(value)          # repr escapes every unsafe character (isprintable)
     return f"{value[:limit]!r}… ({len(value)} characters)"
 
 
@@ -83,7 +105,8 @@ def _os_error(exc: OSError) -> tuple[int, str]:
 # Words of DuckDB's messages and what they mean for the user.
 _NO_SPACE = "No space left on device"
 _DAMAGE = ("Corrupt database file", "checksum", "Failed to read", "Could not read enough bytes",
-           "not a valid DuckDB database file", "INTERNAL Error: Failed to load metadata")
+           "not a valid DuckDB database file", "INTERNAL Error: Failed to load metadata",
+           "Corrupted ")        # "Corrupted DICT_FSST segment: ..." (a segment's header)
 
 
 def _duckdb_error(exc: BaseException) -> tuple[int, str] | None:

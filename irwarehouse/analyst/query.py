@@ -17,6 +17,7 @@ import duckdb
 import pyarrow as pa
 
 from ..errors import IrwError, WarehouseError
+from ..store import digests
 from ..store.connection import connect
 from .sqlguard import check_query
 
@@ -107,10 +108,12 @@ def query_stream(path: str | Path, text: str, *, write: bool = False,
     open while it is read; nothing is counted or held whole first). Without `write`: one
     guarded read-only query on a locked connection with a memory limit (`memory`, see
     memory_limit). With `write`: the text as given (several statements allowed; the last
-    one's result). The query (and the reading of its result) is stopped after `timeout`
-    seconds."""
+    one's result; the digests of the tables it changed are then recorded, store.digests). The
+    query (and the reading of its result) is stopped after `timeout` seconds."""
+    before = None
     if write:
         con = connect(path, create=False)
+        before = digests.snapshot(con)
     else:
         check_query(text)
         con = open_guarded(path, memory=memory)
@@ -137,7 +140,11 @@ def query_stream(path: str | Path, text: str, *, write: bool = False,
             raise IrwError(f"query failed: {_explain(exc)}") from None
     finally:
         deadline.cancel()
-        con.close()
+        try:
+            if before is not None:
+                digests.record_changes(con, before)
+        finally:
+            con.close()
 
 
 def _explain(exc: Exception) -> str:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, fields, replace
 
 from ..errors import IrwError, WarehouseError
 from .evaluate import EvalOptions
+from ..store import digests
 from ..store.ingest import campaign_id, transaction
 
 # the option fields of a profile (qrels apart), in the order their flags are printed
@@ -155,9 +156,10 @@ def save_profile(con, campaign: str, settings: EvalSettings) -> EvalSettings:
     values = [merged.gains, merged.order, merged.complete, merged.depth, merged.judged_only,
               merged.level, merged.version, merged.cutoffs]
     with transaction(con, f"the profile of campaign {campaign}"):
-        con.execute("DELETE FROM campaign_profile WHERE campaign_id = ?", [cid])
+        digests.delete(con, "campaign_profile", "campaign_id = ?", [cid])
         con.execute(f"INSERT INTO campaign_profile (campaign_id, qrels_id, {', '.join(_COLUMNS)})"
                     f" VALUES (?, ?, {', '.join('?' * len(_COLUMNS))})", [cid, qrels_id, *values])
+        digests.touch(con, "campaign_profile", "campaign_id = ?", [cid])
     return merged
 
 
@@ -166,7 +168,8 @@ def clear_profile(con, campaign: str) -> bool:
     cid = campaign_id(con, campaign)
     had = con.execute("SELECT count(*) FROM campaign_profile WHERE campaign_id = ?",
                       [cid]).fetchall()[0][0]
-    con.execute("DELETE FROM campaign_profile WHERE campaign_id = ?", [cid])
+    with transaction(con, f"the clearing of the profile of campaign {campaign}"):
+        digests.delete(con, "campaign_profile", "campaign_id = ?", [cid])
     return bool(had)
 
 

@@ -28,6 +28,7 @@ import pyarrow as pa
 
 from ..errors import WarehouseError
 from ..store.ingest import campaign_id as _campaign_id
+from ..store import digests
 from ..store.ingest import transaction
 
 POOL_SQL = """
@@ -155,6 +156,7 @@ def _write_pool(con: duckdb.DuckDBPyConnection, request: PoolRequest, name: str,
         con.executemany("INSERT INTO pool_run VALUES (?, ?, ?)",
                         [(pool_id, run_id, team) for run_id, _, team in request.members])
         con.execute(POOL_SQL, {"pool_id": pool_id, "depth": request.depth})
+        digests.touch_owner(con, "pool_id", [pool_id])
     return pool_id
 
 
@@ -229,7 +231,7 @@ def differences(info: PoolInfo, request: PoolRequest, *,
 
 def drop_pool(con: duckdb.DuckDBPyConnection, pool_id: int) -> None:
     for table in ("pool_doc", "pool_run", "pool"):
-        con.execute(f"DELETE FROM {table} WHERE pool_id = ?", [pool_id])
+        digests.delete(con, table, "pool_id = ?", [pool_id])
 
 
 def pool_id(con: duckdb.DuckDBPyConnection, campaign: str, name: str) -> int:

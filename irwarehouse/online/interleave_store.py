@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError, WarehouseError
+from ..store import digests
 from ..store.ingest import campaign_id, check_name, replace_named, transaction
 from . import interleave as il
 
@@ -84,6 +85,7 @@ def make(con, campaign: str, run_a: str, run_b: str, *, method: str = "team_draf
             INSERT INTO interleaved_row (interleaving_id, topic, rank, doc, team, rank_a, rank_b,
                                          credit_a, credit_b, list_probability)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""", list(_rows(iid, lists, a, b)))
+        digests.touch_owner(con, "interleaving_id", [iid])
     if out is not None:
         write_run_file(out, lists, name)
     return MadeInterleaving(iid, name, len(topics), skipped)
@@ -171,12 +173,13 @@ def infer_outcomes(con, campaign: str, name: str, clicks_path) -> int:
         out.append((iid, session, query_no, imp["topic"], len(imp["clicks"]), ca, cb,
                     il.outcome(ca, cb)))
     with transaction(con):
-        con.execute("DELETE FROM interleaving_outcome WHERE interleaving_id = ? AND "
-                    "list_contains(?, session)", [iid, sorted({k[0] for k in impressions})])
+        digests.delete(con, "interleaving_outcome", "interleaving_id = ? AND "
+                       "list_contains(?, session)", [iid, sorted({k[0] for k in impressions})])
         con.executemany("""
             INSERT INTO interleaving_outcome (interleaving_id, session, query_no, topic, clicks,
                                               credit_a, credit_b, outcome)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?)""", out)
+        digests.touch(con, "interleaving_outcome", "interleaving_id = ?", [iid])
     return len(out)
 
 

@@ -29,7 +29,7 @@ from ..sqlfiles import (
     sql_digest,
     statements,
 )
-from . import interrupts
+from . import digests, interrupts
 from .locking import open_waiting
 
 DEFAULT_PATH = "irw.duckdb"
@@ -168,8 +168,7 @@ def _backfill(con: duckdb.DuckDBPyConnection) -> None:
     their list lengths (run_list) and judged rows (judged_row), and the catalog measure of
     stored scores (score.family)."""
     from .ingest import store_judged_rows
-    from .integrity import backfill_digests
-    con.execute("""
+    changed = con.execute("""
         UPDATE run_row SET score_rank = ranked.r
         FROM (SELECT rowid AS rid,
                      row_number() OVER (
@@ -179,10 +178,14 @@ def _backfill(con: duckdb.DuckDBPyConnection) -> None:
               FROM run_row
               WHERE run_id IN (SELECT DISTINCT run_id FROM run_row WHERE score_rank IS NULL)
              ) ranked
-        WHERE run_row.rowid = ranked.rid""")
-    con.execute("""
-        INSERT INTO run_list SELECT run_id, topic, count(*) FROM run_row
-        WHERE run_id NOT IN (SELECT DISTINCT run_id FROM run_list) GROUP BY run_id, topic""")
+        WHERE run_row.rowid = ranked.rid""").fetchone()[0]
+    if changed:
+        digests.touch(con, "run_row")
+    if con.execute("""
+            INSERT INTO run_list SELECT run_id, topic, count(*) FROM run_row
+            WHERE run_id NOT IN (SELECT DISTINCT run_id FROM run_list)
+            GROUP BY run_id, topic""").fetchone()[0]:
+        digests.touch(con, "run_list")
     # judged rows of every campaign that has none yet (an older warehouse has none at all)
     for (cid,) in con.execute("""
             SELECT campaign_id FROM qrels
@@ -195,7 +198,6 @@ def _backfill(con: duckdb.DuckDBPyConnection) -> None:
                                           [cid]).fetchall()]
         store_judged_rows(con, qrels, runs)
     _backfill_score_family(con)
-    backfill_digests(con)
 
 
 def _backfill_score_family(con: duckdb.DuckDBPyConnection) -> None:
@@ -211,18 +213,21 @@ def _backfill_score_family(con: duckdb.DuckDBPyConnection) -> None:
         if len(requests) == 1:
             con.execute("UPDATE score SET family = ? WHERE measure = ?",
                         [requests[0].mdef.name, measure])
+            digests.touch(con, "score", "measure = ?", [measure])
 
 
 def upgrade(con: duckdb.DuckDBPyConnection) -> None:
     """Bring a warehouse file up to this version's SQL in one transaction: the schema, every
     context and metric macro (persistent), the metric macros analysts call, the measure
-    catalog, and what older warehouses lack (_backfill); then record the SQL's digest. Done
+    catalog, and what older warehouses lack (_backfill); then record the SQL's digest and the
+    digests of the tables it changed (all of them in a file made before table digests). Done
     only when the recorded digest differs."""
     from ..measures import registry
     from .macros import CATALOG_COLUMNS, callable_sql, catalog_rows, domain_catalog_rows
     digest = sql_digest()
     con.execute("BEGIN TRANSACTION")
     try:
+        had_digests, before = digests.has_digests(con), _table_columns(con)
         con.execute(read_sql("schema.sql"))
         con.execute(context_section("shapes"))
         con.execute(_context_sql())
@@ -238,10 +243,24 @@ def upgrade(con: duckdb.DuckDBPyConnection) -> None:
                         catalog_rows(defs) + domain_catalog_rows())
         _backfill(con)
         con.execute("INSERT OR REPLACE INTO irw_meta VALUES (?, ?)", [DIGEST_KEY, digest])
+        after = _table_columns(con)
+        # a table whose columns changed has new row hashes (store.digests)
+        digests.seal(con, list(digests.data_tables(con)) if not had_digests else
+                     ["irw_meta", "measure_catalog",
+                      *(t for t, columns in after.items() if before.get(t) != columns)])
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
         raise
+
+
+def _table_columns(con: duckdb.DuckDBPyConnection) -> dict[str, list[str]]:
+    return {t: c for t, c in con.execute("""
+        SELECT table_name, list(column_name ORDER BY column_index) FROM duckdb_columns()
+        WHERE database_name = current_database() AND schema_name = 'main'
+          AND table_name IN (SELECT table_name FROM duckdb_tables()
+                             WHERE database_name = current_database())
+        GROUP BY table_name""").fetchall()}
 
 
 def recorded_digest(con: duckdb.DuckDBPyConnection) -> str | None:

@@ -13,8 +13,7 @@ import duckdb
 from ..errors import WarehouseError
 from ..failures import shown
 from ..formats.trec import sha256_of, stage_qrels, stage_run, stage_runs_bulk
-from . import interrupts
-from .integrity import record_digests
+from . import digests, interrupts
 
 QRELS_FORMATS = ("qrels", "diversity", "ntcir_qrels")
 NAME_LIMIT = 200            # characters of a campaign, run or qrels name
@@ -24,10 +23,12 @@ NAME_LIMIT = 200            # characters of a campaign, run or qrels name
 def transaction(con: duckdb.DuckDBPyConnection, what: str = "earlier changes"):
     """One transaction: everything or nothing (an interrupted ingest leaves no trace). A Ctrl-C
     before the COMMIT rolls it back; once the COMMIT runs, it and the record of what it kept
-    (`what`, for the interrupted command's last line; store.interrupts) finish first."""
+    (`what`, for the interrupted command's last line; store.interrupts) finish first. The
+    digests of what the block touched are re-recorded before the COMMIT (store.digests)."""
     con.execute("BEGIN TRANSACTION")
     try:
         yield
+        digests.seal(con)
         interrupts.check()
     except BaseException:
         _rollback(con)
@@ -56,8 +57,10 @@ def campaign_id(con: duckdb.DuckDBPyConnection, name: str, *, create: bool = Fal
         return row[0]
     if not create:
         raise WarehouseError(f"no campaign {name!r} in the warehouse")
-    return con.execute("INSERT INTO campaign (name) VALUES (?) RETURNING campaign_id",
-                       [name]).fetchone()[0]
+    cid = con.execute("INSERT INTO campaign (name) VALUES (?) RETURNING campaign_id",
+                      [name]).fetchone()[0]
+    digests.touch(con, "campaign", "campaign_id = ?", [cid])
+    return cid
 
 
 def check_name(kind: str, name: str) -> str:
@@ -85,7 +88,7 @@ def replace_named(con: duckdb.DuckDBPyConnection, table: str, cid: int, name: st
         raise WarehouseError(f"{where}{kind} {name!r} is already in campaign {campaign!r} "
                              "(use --replace to replace it)")
     for dependent in dependents:
-        con.execute(f"DELETE FROM {dependent} WHERE {key} = ?", [old[0]])
+        digests.delete(con, dependent, f"{key} = ?", [old[0]])
     return old[0]
 
 
@@ -116,7 +119,9 @@ def ingest_qrels(con: duckdb.DuckDBPyConnection, path, campaign: str, *, name: s
                                           "AND run_id IN (SELECT run_id FROM run_row "
                                           "WHERE score_rank IS NOT NULL)", [cid]).fetchall()]
         store_judged_rows(con, [qid], runs)
-        record_digests(con, "qrels", [qid])
+        for table in ("qrels", "judgment"):
+            digests.touch(con, table, "qrels_id = ?", [qid])
+        digests.touch(con, "topic", "campaign_id = ?", [cid])
     return qid
 
 
@@ -131,6 +136,9 @@ def store_judged_rows(con: duckdb.DuckDBPyConnection, qrels_ids: list[int],
     ids = {"q": list(qrels_ids), "r": list(run_ids)}
     con.execute("INSERT INTO judged_row SELECT * FROM ev_make_judged_rows($q, $r)", ids)
     con.execute("INSERT INTO judged_pair SELECT q, r FROM unnest($q) a(q), unnest($r) b(r)", ids)
+    for table in ("judged_row", "judged_pair"):
+        digests.touch(con, table, "list_contains($q, qrels_id) AND list_contains($r, run_id)",
+                      ids)
 
 
 def ingest_run(con: duckdb.DuckDBPyConnection, path, campaign: str, *, name: str | None = None,
@@ -172,7 +180,8 @@ def store_staged_run(con: duckdb.DuckDBPyConnection, campaign: str, *, name: str
         qrels = [q for (q,) in con.execute("SELECT qrels_id FROM qrels WHERE campaign_id = ?",
                                            [cid]).fetchall()]
         store_judged_rows(con, qrels, [rid])
-        record_digests(con, "run", [rid])
+        for table in ("run", "run_row", "run_list"):
+            digests.touch(con, table, "run_id = ?", [rid])
     return rid
 
 
@@ -188,6 +197,7 @@ def ingest_intents(con: duckdb.DuckDBPyConnection, path, campaign: str, *,
         con.executemany("INSERT OR REPLACE INTO intent (campaign_id, topic, intent, probability, "
                         "intent_type) VALUES (?, ?, ?, ?, ?)",
                         [(cid, r.topic, r.intent, r.probability, r.intent_type) for r in rows])
+        digests.touch(con, "intent", "campaign_id = ?", [cid])
     return len(rows)
 
 
@@ -210,6 +220,7 @@ def ingest_doclengths(con: duckdb.DuckDBPyConnection, path, campaign: str, *,
                 ON CONFLICT DO UPDATE SET
                     length_words = coalesce(excluded.length_words, length_words),
                     length_chars = coalesce(excluded.length_chars, length_chars)""", [cid])
+            digests.touch(con, "doc", "campaign_id = ?", [cid])
     finally:
         con.unregister("stage_doclengths")
     return table.num_rows
@@ -235,6 +246,7 @@ def assign_intent_probabilities(con: duckdb.DuckDBPyConnection, campaign: str, *
         con.executemany("""
             INSERT INTO intent (campaign_id, topic, intent, probability) VALUES (?, ?, ?, ?)
             ON CONFLICT DO UPDATE SET probability = excluded.probability""", values)
+        digests.touch(con, "intent", "campaign_id = ?", [cid])
     return len(values)
 
 
@@ -298,7 +310,8 @@ def ingest_run_files(con: duckdb.DuckDBPyConnection, paths, *, keep_first: bool 
                 FROM stage_runs s
                 JOIN (SELECT unnest($ids) AS run_id, generate_subscripts($ids, 1) AS fi) ids
                   ON ids.fi = s.fi""", {"ids": run_ids})
-            record_digests(con, "run", run_ids)
+            for table in ("run", "run_row"):
+                digests.touch(con, table, "list_contains($ids, run_id)", {"ids": run_ids})
     if not private:
         con.execute("DROP TABLE stage_runs")
     return run_ids
@@ -329,6 +342,7 @@ def store_staged_runs(con: duckdb.DuckDBPyConnection, campaign: str, runs: list[
             con.execute("UPDATE campaign SET year = ? WHERE campaign_id = ?", [year, cid])
         if venue is not None:
             con.execute("UPDATE campaign SET venue = ? WHERE campaign_id = ?", [venue, cid])
+        digests.touch(con, "campaign", "campaign_id = ?", [cid])
         if not runs:
             return []
         taken = {n for (n,) in con.execute(
@@ -378,6 +392,7 @@ def store_staged_runs(con: duckdb.DuckDBPyConnection, campaign: str, runs: list[
         qrels = [q for (q,) in con.execute("SELECT qrels_id FROM qrels WHERE campaign_id = ?",
                                            [cid]).fetchall()]
         store_judged_rows(con, qrels, run_ids)
-        record_digests(con, "run", run_ids)
+        for table in ("run", "run_row", "run_list"):
+            digests.touch(con, table, "list_contains($ids, run_id)", {"ids": run_ids})
         con.execute("DROP TABLE stage_ids")
     return run_ids

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from . import digests
 from .ingest import transaction
 
 
@@ -23,6 +24,7 @@ def store_scores(con, result, qrels_id: int) -> None:
     options = result.options.describe()
     try:
         with transaction(con, f"{len(result.requests)} measure(s) in table score"):
+            digests.touch(con, "score", "run_id IN (SELECT run_id FROM ev_runs)")
             con.execute("""
                 DELETE FROM score WHERE qrels_id = ? AND options = ?
                   AND run_id IN (SELECT run_id FROM ev_runs)
@@ -34,6 +36,7 @@ def store_scores(con, result, qrels_id: int) -> None:
                        s.text, m.definition_hash
                 FROM ev_scores s JOIN ev_store_meta m ON m.measure = s.measure""",
                         [qrels_id, options])
+            digests.touch(con, "score", "run_id IN (SELECT run_id FROM ev_runs)")
     finally:
         con.execute("DROP TABLE IF EXISTS ev_store_meta")
 
@@ -50,3 +53,4 @@ def store_significance(con, comparison, campaign: str, measure: str) -> None:
                 n_topics, run_a, run_b, mean_a, mean_b, delta, statistic, p, p_adjusted,
                 tie_rule)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""", rows)
+        digests.touch(con, "significance")

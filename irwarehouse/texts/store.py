@@ -17,6 +17,7 @@ import duckdb
 
 from ..errors import InputError, WarehouseError
 from ..formats.trec import tsv_lines
+from ..store import digests
 from ..store.ingest import campaign_id, check_name, replace_named, transaction
 from .porter import rouge_stem
 from .rougetext import (
@@ -115,8 +116,8 @@ def store_outputs(con, campaign: str, outputs: dict[tuple[str, str], list[str]],
                 raise WarehouseError(f"{source}: run {run!r} already has text outputs in "
                                      f"campaign {campaign!r} (use --replace to replace them)")
             for table in ("text_output", "text_length", "score"):
-                con.execute(f"DELETE FROM {table} WHERE run_id = ?", [row[0]])
-            con.execute("DELETE FROM text_token WHERE source = 'run' AND owner_id = ?", [row[0]])
+                digests.delete(con, table, "run_id = ?", [row[0]])
+            digests.delete(con, "text_token", "source = 'run' AND owner_id = ?", [row[0]])
             ids[run] = row[0]
         else:
             n = sum(1 for _, r in outputs if r == run)
@@ -136,6 +137,10 @@ def store_outputs(con, campaign: str, outputs: dict[tuple[str, str], list[str]],
     _insert(con, "text_token", token_rows)
     con.execute("INSERT OR IGNORE INTO topic (campaign_id, topic) SELECT DISTINCT ?, topic "
                 "FROM text_output o JOIN run r USING (run_id) WHERE r.campaign_id = ?", [cid, cid])
+    digests.touch_owner(con, "run_id", list(ids.values()))
+    digests.touch(con, "text_token", "source = 'run' AND list_contains($ids, owner_id)",
+                  {"ids": list(ids.values())})
+    digests.touch(con, "topic", "campaign_id = ?", [cid])
     return runs
 
 
@@ -151,7 +156,7 @@ def store_references(con, campaign: str, name: str, refs: dict[tuple[str, str], 
                         dependents=("text_reference", "score", "judgment", "judged_row",
                                     "judged_pair", "qrels"))
     if old is not None:
-        con.execute("DELETE FROM text_token WHERE source = 'ref' AND owner_id = ?", [old])
+        digests.delete(con, "text_token", "source = 'ref' AND owner_id = ?", [old])
     qid = con.execute(
         "INSERT INTO qrels (campaign_id, name, format, source_path, sha256, num_rows) "
         "VALUES (?, ?, 'text_references', ?, ?, ?) RETURNING qrels_id",
@@ -165,6 +170,8 @@ def store_references(con, campaign: str, name: str, refs: dict[tuple[str, str], 
                         t.stem, t.is_stop) for t in tokenise(sentences, byte_limit)]
     _insert(con, "text_reference", body_rows)
     _insert(con, "text_token", token_rows)
+    digests.touch_owner(con, "qrels_id", [qid])
+    digests.touch(con, "text_token", "source = 'ref' AND owner_id = ?", [qid])
     return qid
 
 
