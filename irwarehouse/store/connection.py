@@ -229,6 +229,7 @@ def upgrade(con: duckdb.DuckDBPyConnection) -> None:
     try:
         had_digests, before = digests.has_digests(con), _table_columns(con)
         con.execute(read_sql("schema.sql"))
+        digests.forget_tables(con)
         con.execute(context_section("shapes"))
         con.execute(_context_sql())
         _create_macros(con, metric_files())

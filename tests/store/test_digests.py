@@ -69,6 +69,21 @@ def test_a_row_changed_behind_irws_back_is_named_with_its_owner(every_table, tmp
     assert "FAILED  irw_digest: digests recorded for a table gone" in result.stdout
 
 
+def test_digests_of_another_duckdbs_hash_are_not_verifiable_not_damage(every_table, tmp_path):
+    """hash() may change with DuckDB's version: digests whose probe prefix is not this
+    DuckDB's are reported as not verifiable (row counts still compared), never as damage."""
+    path = tmp_path / "w.duckdb"
+    shutil.copy(every_table, path)
+    con = duckdb.connect(str(path))
+    con.execute("UPDATE irw_digest SET digest = '0123456789abcdef:' || split_part(digest, ':', 2) "
+                "WHERE table_name = 'run_row'")
+    con.close()
+    result = irw("check", "--warehouse", path)
+    assert result.exit_code == 0, result.stdout
+    assert "digests of 1 table(s) (run_row) were recorded by a DuckDB whose hash() differs" \
+        in result.stdout
+
+
 def _segments(con, tables) -> dict[str, list[tuple[int, int, int]]]:
     """{table: [(block, start, end)]}: the byte range of each stored segment of every table
     within its block, ending where the next segment of any table in that block starts."""
