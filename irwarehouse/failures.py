@@ -35,13 +35,14 @@ def unsafe(ch: str) -> bool:
 _UNSAFE = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
 
 
-def escaped(text: str) -> str:
-    """`text` with every unsafe character written as an escape (\\x1b, \\u202e)."""
+def escaped(text: str, keep: str = "") -> str:
+    """`text` with every unsafe character but those in `keep` written as an escape (\\x1b,
+    \\u202e)."""
     if text.isprintable():
         return text
     return "".join((f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else
                     f"\\u{ord(ch):04x}" if ord(ch) < 0x10000 else f"\\U{ord(ch):08x}")
-                   if unsafe(ch) else ch for ch in text)
+                   if unsafe(ch) and ch not in keep else ch for ch in text)
 
 
 def clean(text: str, limit: int = MESSAGE_LIMIT) -> str:

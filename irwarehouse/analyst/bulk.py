@@ -185,8 +185,10 @@ def _name_runs(con, staged: list[_Staged], campaign: str, team_pattern, names: s
             result.failed.append((s.path.name, str(exc)))
             continue
         used.add(name)
-        entries.append(StagedRun(s.fi, s.path, name, team_of(s.path.name, name, team_pattern),
-                                 s.sha256))
+        team = team_of(s.path.name, name, team_pattern)
+        if team is not None:
+            check_name("team", team)
+        entries.append(StagedRun(s.fi, s.path, name, team, s.sha256))
     return entries
 
 

@@ -17,6 +17,7 @@ import duckdb
 import pyarrow as pa
 
 from ..errors import IrwError, WarehouseError
+from ..failures import clean
 from ..store import digests
 from ..store.connection import connect
 from .sqlguard import check_query
@@ -170,8 +171,7 @@ def _cell(value, width: int) -> str:
         text = "nan" if math.isnan(value) else f"{value:.4f}"
     else:
         text = str(value)
-    text = text.replace("\n", " ").replace("\t", " ")
-    return text if len(text) <= width else text[:width - 1] + "…"
+    return clean(text, width)
 
 
 def table_text(table: pa.Table, *, max_rows: int = 40, max_width: int = 40,

@@ -187,7 +187,8 @@ def ingest_run_table(con: duckdb.DuckDBPyConnection, table, campaign: str, *,
     """Store a run given as an Arrow table, a pandas DataFrame or a Parquet file."""
     arrow, source, digest = as_arrow(table)
     tag = stage_run_table(con, arrow, source, keep_first=keep_first)
-    if not (name or tag):
+    if name is None and not tag:
         raise WarehouseError("a run table without a tag column needs a name")
-    return store_staged_run(con, campaign, name=name or tag, team=team, source=source,
+    return store_staged_run(con, campaign, name=tag if name is None else name, team=team,
+                            source=source,
                             digest=digest, replace=replace)

@@ -28,6 +28,7 @@ import pyarrow as pa
 
 from ..errors import WarehouseError
 from ..store.ingest import campaign_id as _campaign_id
+from ..store.ingest import check_name
 from ..store import digests
 from ..store.ingest import transaction
 
@@ -131,12 +132,14 @@ def build_pool(con: duckdb.DuckDBPyConnection, campaign: str, *, depth: int,
     ``replace``."""
     request = pool_request(con, campaign, depth=depth, runs=runs, teams=teams,
                            team_pattern=team_pattern, qrels_id=qrels_id)
-    return _write_pool(con, request, name or f"depth{depth}", replace=replace)
+    return _write_pool(con, request, f"depth{depth}" if name is None else name,
+                       replace=replace)
 
 
 def _write_pool(con: duckdb.DuckDBPyConnection, request: PoolRequest, name: str, *,
                 replace: bool) -> int:
     cid = _campaign_id(con, request.campaign)
+    check_name("pool", name)
     with transaction(con):
         old = con.execute("SELECT pool_id FROM pool WHERE campaign_id = ? AND name = ?",
                           [cid, name]).fetchone()

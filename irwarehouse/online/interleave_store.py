@@ -68,7 +68,8 @@ def make(con, campaign: str, run_a: str, run_b: str, *, method: str = "team_draf
     skipped = sorted(set(a) ^ set(b))
     if not topics:
         raise WarehouseError(f"runs {run_a!r} and {run_b!r} share no topic")
-    name = check_name("interleaving", name or f"{run_a}~{run_b}.{method}.{seed}")
+    name = check_name("interleaving",
+                      f"{run_a}~{run_b}.{method}.{seed}" if name is None else name)
     lists = {t: il.interleave(method, a[t], b[t], depth, topic_rng(seed, t), **params)
              for t in topics}
     param_text = ";".join(f"{k}={v}" for k, v in sorted(params.items()) if v is not None)

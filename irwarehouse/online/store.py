@@ -36,7 +36,9 @@ def ingest_sessions(con, path, campaign: str, *, run: str | None = None,
     from .formats import read_sessions
     path = Path(path)
     table, has = read_sessions(path)
-    name = check_name("run", run or path.name)
+    name = check_name("run", path.name if run is None else run)
+    if team is not None:
+        check_name("team", team)
     digest = sha256_of(path)
     con.register("stage_session", table)
     try:

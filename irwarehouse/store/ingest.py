@@ -11,7 +11,7 @@ from typing import NamedTuple
 import duckdb
 
 from ..errors import WarehouseError
-from ..failures import shown
+from ..failures import shown, unsafe
 from ..formats.trec import sha256_of, stage_qrels, stage_run, stage_runs_bulk
 from . import digests, interrupts
 
@@ -52,11 +52,14 @@ def _rollback(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def campaign_id(con: duckdb.DuckDBPyConnection, name: str, *, create: bool = False) -> int:
+    """The id of campaign `name`; with `create`, a new campaign when there is none (its name
+    checked as every name is, check_name)."""
     row = con.execute("SELECT campaign_id FROM campaign WHERE name = ?", [name]).fetchone()
     if row:
         return row[0]
     if not create:
-        raise WarehouseError(f"no campaign {name!r} in the warehouse")
+        raise WarehouseError(f"no campaign {shown(name)} in the warehouse")
+    check_name("campaign", name)
     cid = con.execute("INSERT INTO campaign (name) VALUES (?) RETURNING campaign_id",
                       [name]).fetchone()[0]
     digests.touch(con, "campaign", "campaign_id = ?", [cid])
@@ -64,10 +67,15 @@ def campaign_id(con: duckdb.DuckDBPyConnection, name: str, *, create: bool = Fal
 
 
 def check_name(kind: str, name: str) -> str:
-    if not name or not name.strip() or len(name) > NAME_LIMIT or \
-            re.search(r"[\x00-\x1f\x7f-\x9f\ufeff]", name):
-        raise WarehouseError(f"bad {kind} name {shown(name)} (names are 1 to {NAME_LIMIT} "
-                             "characters, no control characters)")
+    """A campaign, run, team, qrels (or other stored) name as every path that stores one
+    checks it: 1 to NAME_LIMIT characters, not only spaces, and none of the characters that
+    can move, hide or reorder what a terminal, a page or a plot shows (failures.unsafe: line
+    breaks, escape sequences, right-to-left overrides, zero-width characters)."""
+    if not isinstance(name, str) or not name.strip() or len(name) > NAME_LIMIT or \
+            any(unsafe(ch) for ch in name):
+        raise WarehouseError(f"bad {kind} name {shown(str(name))} (names are 1 to "
+                             f"{NAME_LIMIT} characters, without control, format or "
+                             "zero-width characters)")
     return name
 
 
@@ -99,7 +107,7 @@ def ingest_qrels(con: duckdb.DuckDBPyConnection, path, campaign: str, *, name: s
     if fmt not in QRELS_FORMATS:
         raise WarehouseError(f"unknown qrels format {fmt!r}; use one of {', '.join(QRELS_FORMATS)}")
     path = Path(path)
-    name = check_name("qrels", name or path.name)
+    name = check_name("qrels", path.name if name is None else name)
     n = stage_qrels(con, path, fmt_name=fmt)
     digest = sha256_of(path)
     with transaction(con, f"qrels {name} of campaign {campaign}"):
@@ -147,7 +155,7 @@ def ingest_run(con: duckdb.DuckDBPyConnection, path, campaign: str, *, name: str
     the file; a name already stored is refused unless `replace`. Returns its run_id."""
     path = Path(path)
     tag = stage_run(con, path, keep_first=keep_first)
-    return store_staged_run(con, campaign, name=name or tag, team=team,
+    return store_staged_run(con, campaign, name=tag if name is None else name, team=team,
                             source=str(path.resolve()), digest=sha256_of(path), replace=replace)
 
 
@@ -156,6 +164,8 @@ def store_staged_run(con: duckdb.DuckDBPyConnection, campaign: str, *, name: str
     """Write the validated TEMP table stage_run as run `name` of `campaign`, in one
     transaction (shared by file and table ingest). Returns its run_id."""
     name = check_name("run", name)
+    if team is not None:
+        check_name("team", team)
     with transaction(con, f"run {name} of campaign {campaign}"):
         cid = campaign_id(con, campaign, create=True)
         replace_named(con, "run", cid, name, kind="run", campaign=campaign, source=source,

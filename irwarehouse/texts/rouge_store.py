@@ -192,7 +192,7 @@ def store_rouge_config(opts: dict[str, str], config_path, config, options: Rouge
     from ..store.ingest import transaction
     from .store import _sha256, config_texts, store_outputs, store_references
     campaign = _campaign(opts)
-    refs = opts.get("--references") or config_path.name
+    refs = opts.get("--references", config_path.name)
     outputs, references = config_texts(config)
     with opened(opts.get("--warehouse") or default_path(), macros=False) as con:
         source, digest = str(config_path.resolve()), _sha256(config_path)

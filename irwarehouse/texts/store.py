@@ -196,6 +196,7 @@ def ingest_text_file(con, path: Path, campaign: str, kind: str, *, name: str | N
     """`irw ingest texts`: a TSV of outputs or references, or a ROUGE configuration (both).
     Returns a one-line summary."""
     path = Path(path)
+    name = path.name if name is None else name
     if path.suffix.lower() == ".xml" or kind == "rouge-config":
         from .rouge_config import read_config
         config = read_config(path)
@@ -203,10 +204,10 @@ def ingest_text_file(con, path: Path, campaign: str, kind: str, *, name: str | N
         with transaction(con, f"the texts of {path.name} in campaign {campaign}"):
             runs = store_outputs(con, campaign, outputs, str(path.resolve()), _sha256(path),
                                  replace=replace, byte_limit=byte_limit)
-            store_references(con, campaign, name or path.name, refs, str(path.resolve()),
-                             _sha256(path), replace=replace, byte_limit=byte_limit)
+            store_references(con, campaign, name, refs, str(path.resolve()), _sha256(path),
+                             replace=replace, byte_limit=byte_limit)
         return (f"ingested {len(outputs)} outputs of {len(runs)} runs and {len(refs)} "
-                f"references ({name or path.name}) from {path} into campaign {campaign}")
+                f"references ({name}) from {path} into campaign {campaign}")
     if kind == "outputs":
         outputs = read_text_tsv(path, "run")
         with transaction(con, f"the outputs of {path.name} in campaign {campaign}"):
@@ -217,9 +218,9 @@ def ingest_text_file(con, path: Path, campaign: str, kind: str, *, name: str | N
     if kind == "references":
         refs = read_text_tsv(path, "ref_id")
         with transaction(con, f"the references of {path.name} in campaign {campaign}"):
-            store_references(con, campaign, name or path.name, refs, str(path.resolve()),
-                             _sha256(path), replace=replace, byte_limit=byte_limit)
-        return f"ingested {len(refs)} references ({name or path.name}) from {path} into " \
+            store_references(con, campaign, name, refs, str(path.resolve()), _sha256(path),
+                             replace=replace, byte_limit=byte_limit)
+        return f"ingested {len(refs)} references ({name}) from {path} into " \
                f"campaign {campaign}"
     raise WarehouseError(f"unknown kind of texts {kind!r} (outputs, references, rouge-config)")
 
