@@ -46,7 +46,7 @@ def data_tables(con: duckdb.DuckDBPyConnection) -> dict[str, str | None]:
     but irw_digest (names from DuckDB's catalog, never user input): the table's own id
     (run.run_id), else the first of PARTITION_COLUMNS it has that is never NULL."""
     rows = con.execute("""
-        SELECT t.table_name, list(c.column_name) FILTER (WHERE NOT c.is_nullable)
+        SELECT t.table_name, coalesce(list(c.column_name) FILTER (WHERE NOT c.is_nullable), [])
         FROM duckdb_tables() t
         JOIN duckdb_columns() c USING (database_name, schema_name, table_name)
         WHERE t.database_name = current_database() AND t.schema_name = 'main'
