@@ -71,6 +71,12 @@ def shown(value: str, limit: int = 40) -> str:
     return f"{value[:limit]!r}… ({len(value)} characters)"
 
 
+def first_line(text: str) -> str:
+    """The first line of a message: up to its first line feed only (str.splitlines would also
+    cut at U+2028, U+0085 or a form feed that a user's SQL or file carried into it)."""
+    return text.split("\n", 1)[0]
+
+
 def describe(exc: BaseException) -> tuple[int, str]:
     """(exit code, one-line message) of an exception that ends a command."""
     if isinstance(exc, IrwError):
@@ -88,7 +94,7 @@ def describe(exc: BaseException) -> tuple[int, str]:
         return duckdb_error
     if isinstance(exc, ValueError):
         return EXIT_ERROR, clean(str(exc) or type(exc).__name__)
-    first = str(exc).splitlines()[0] if str(exc) else ""
+    first = first_line(str(exc))
     return EXIT_INTERNAL, clean(f"internal error: {type(exc).__name__}: {first} (run with "
                                 "--debug for the traceback, and please report it)")
 
@@ -116,7 +122,7 @@ def _duckdb_error(exc: BaseException) -> tuple[int, str] | None:
     duckdb = sys.modules.get("duckdb")
     if duckdb is None or not isinstance(exc, duckdb.Error):
         return None
-    message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    message = first_line(str(exc)) or type(exc).__name__
     if isinstance(exc, duckdb.InterruptException):
         return EXIT_INTERRUPTED, "interrupted"
     if _NO_SPACE in message:

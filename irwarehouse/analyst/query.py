@@ -10,17 +10,18 @@ import re
 import sys
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
 import pyarrow as pa
 
 from ..errors import IrwError, WarehouseError
-from ..failures import clean
+from ..failures import clean, first_line
+from ..outfiles import written
 from ..store import digests
 from ..store.connection import connect
-from .sqlguard import check_query
+from .sqlguard import QueryRefused, check_query
 
 OUTPUT_FORMATS = ("table", "csv", "json", "parquet")
 ANALYST_RELATIONS = frozenset({"run_family", "run_mean_ci", "topic_difficulty", "run_delta",
@@ -40,6 +41,22 @@ _MEMORY = re.compile(r"^\s*([0-9]+(?:[.][0-9]+)?)\s*(%|B|KB|MB|GB|TB|KiB|MiB|GiB
                      re.IGNORECASE)
 
 
+_UNIT_BYTES = {"B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12, "KIB": 2**10,
+               "MIB": 2**20, "GIB": 2**30, "TIB": 2**40}
+_MAX_MEMORY = 2**62             # bytes: DuckDB's setting is a signed 64-bit count
+MAX_TIMEOUT = 10**9             # seconds (31 years): the timer's limit is far above
+
+
+def check_timeout(seconds: float | None) -> float | None:
+    """--timeout: a number of seconds from 0 (no limit) to MAX_TIMEOUT."""
+    if seconds is None:
+        return None
+    if not math.isfinite(seconds) or not 0 <= seconds <= MAX_TIMEOUT:
+        raise IrwError(f"--timeout {seconds:g}: give a number of seconds up to "
+                       f"{MAX_TIMEOUT:,} (0 for no limit)")
+    return seconds
+
+
 def memory_limit(text: str | None) -> str:
     """DuckDB's memory_limit for an analyst query: `text` ('4GB', '512MiB', '25%' of the
     machine's memory) validated, or MEMORY_SHARE of the memory when None."""
@@ -54,7 +71,10 @@ def memory_limit(text: str | None) -> str:
         if value > 100 or not total:
             raise IrwError(f"--memory-limit {text!r}: a share of memory is at most 100%")
         return f"{int(total * value / 100) // 2**20}MiB"
-    return f"{value:g}{unit}"
+    if value * _UNIT_BYTES[unit.upper()] >= _MAX_MEMORY:
+        raise IrwError(f"--memory-limit {text!r}: more than DuckDB can be given (at most "
+                       f"{_MAX_MEMORY // 2**50:,} PiB; 100% is all of this machine's)")
+    return f"{value:.6f}".rstrip("0").rstrip(".") + unit      # never 1e+07TB
 
 
 def _physical_memory() -> int | None:
@@ -111,12 +131,16 @@ def query_stream(path: str | Path, text: str, *, write: bool = False,
     memory_limit). With `write`: the text as given (several statements allowed; the last
     one's result; the digests of the tables it changed are then recorded, store.digests). The
     query (and the reading of its result) is stopped after `timeout` seconds."""
+    text, timeout = trimmed(text), check_timeout(timeout)
     before = None
     if write:
         con = connect(path, create=False)
         before = digests.snapshot(con)
     else:
-        check_query(text)
+        try:
+            check_query(text)
+        except QueryRefused as exc:
+            raise QueryRefused(f"{exc}{_separator_hint(text)}") from None
         con = open_guarded(path, memory=memory)
     deadline = _Deadline(con, timeout)
     try:
@@ -138,7 +162,8 @@ def query_stream(path: str | Path, text: str, *, write: bool = False,
                                f"{_explain(exc)}") from None
             if isinstance(exc, duckdb.InterruptException):
                 raise
-            raise IrwError(f"query failed: {_explain(exc)}") from None
+            hint = _separator_hint(text) if isinstance(exc, duckdb.ParserException) else ""
+            raise IrwError(f"query failed: {_explain(exc)}{hint}") from None
     finally:
         deadline.cancel()
         try:
@@ -148,8 +173,25 @@ def query_stream(path: str | Path, text: str, *, write: bool = False,
             con.close()
 
 
+def trimmed(text: str) -> str:
+    """The query without the spaces around it, Unicode ones and a byte-order mark included
+    (SQL copied from a web page may begin with a no-break space or U+2028)."""
+    return text.strip().lstrip("\ufeff").strip()
+
+
+def _separator_hint(text: str) -> str:
+    """Why a query that fails to parse may fail: a Unicode line separator between its words,
+    which DuckDB reads as neither space nor line break (inside a string it is fine)."""
+    for ch in ("\u2028", "\u2029", "\x85"):
+        if ch in text:
+            return (f" (the query holds U+{ord(ch):04X}, a line separator DuckDB does not "
+                    "read as one, as SQL copied from a web page may: replace it with a line "
+                    "break)")
+    return ""
+
+
 def _explain(exc: Exception) -> str:
-    message = str(exc).splitlines()[0]
+    message = first_line(str(exc))
     missing = re.search(r"with name (\w+) does not exist", message)
     if missing and missing.group(1) in ANALYST_RELATIONS:
         message += (f" ({missing.group(1)} is an analyst view added after this "
@@ -266,33 +308,30 @@ def write_result(result: pa.Table | pa.RecordBatchReader, fmt: str, *,
         raise IrwError(f"unknown format {fmt!r}; use one of {', '.join(OUTPUT_FORMATS)}")
     if fmt == "parquet" and out is None:
         raise IrwError("--format parquet needs --out FILE")
-    if out is not None:
-        _check_out(Path(out))
     reader = (pa.RecordBatchReader.from_batches(result.schema, result.to_batches())
               if isinstance(result, pa.Table) else result)
     reader = _renamed(reader, fmt, note)
-    if fmt == "parquet":
-        import pyarrow.parquet as pq
-        with pq.ParquetWriter(str(out), reader.schema) as writer:
-            for batch in reader:
-                writer.write_batch(batch)
+    if out is None:
+        _write_text(reader, fmt, stream or sys.stdout, max_rows)
         return
-    with (open(out, "w", encoding="utf-8") if out is not None
-          else nullcontext(stream or sys.stdout)) as target:
-        if fmt == "table":
-            _write_table(reader, target, max_rows)
-        elif fmt == "csv":
-            _write_csv(reader, target)
+    with written(out) as tmp:       # complete or absent: never a truncated file
+        if fmt == "parquet":
+            from .tables import batch_writer
+            with batch_writer("parquet", tmp, reader.schema) as writer:
+                for batch in reader:
+                    writer.write_batch(batch)
         else:
-            _write_json(reader, target)
+            with open(tmp, "w", encoding="utf-8") as target:
+                _write_text(reader, fmt, target, max_rows)
 
 
-def _check_out(out: Path) -> None:
-    """Refuse an --out that cannot be written before the query runs."""
-    if out.is_dir():
-        raise IrwError(f"--out {out} is a folder; give a file name")
-    if not out.parent.is_dir():
-        raise IrwError(f"--out {out}: no folder {out.parent}")
+def _write_text(reader: pa.RecordBatchReader, fmt: str, target, max_rows: int) -> None:
+    if fmt == "table":
+        _write_table(reader, target, max_rows)
+    elif fmt == "csv":
+        _write_csv(reader, target)
+    else:
+        _write_json(reader, target)
 
 
 def _write_table(reader: pa.RecordBatchReader, target, max_rows: int) -> None:

@@ -29,6 +29,7 @@ import re
 from collections.abc import Iterator
 
 from ..errors import IrwError
+from ..failures import first_line
 
 
 class QueryRefused(IrwError):
@@ -106,7 +107,9 @@ def _explained(text: str) -> str | None:
         tokens = [pos for pos, kind in duckdb.tokenize(text) if "comment" not in str(kind)]
     except duckdb.Error:
         return None
-    words = [re.match(r"\w+|\S", text[pos:]).group(0).upper() for pos in tokens]
+    data = text.encode("utf-8")         # tokenize gives byte offsets
+    words = [m.group(0).decode("utf-8", "replace").upper() if m else ""
+             for m in (re.match(rb"\w+|\S+", data[pos:]) for pos in tokens)]
     if not words or words[0] != "EXPLAIN":
         return None
     k = 1
@@ -114,7 +117,7 @@ def _explained(text: str) -> str | None:
         k += 1
     if words[k:k + 2] == ["(", "FORMAT"] and k + 3 < len(words) and words[k + 3] == ")":
         k += 4
-    return text[tokens[k]:] if k < len(tokens) else ""
+    return data[tokens[k]:].decode("utf-8") if k < len(tokens) else ""
 
 
 def _first_keyword(text: str) -> str:
@@ -152,7 +155,7 @@ def _check_with_sqlglot(text: str) -> None:
     try:
         statements = _parse(text)
     except SqlglotError as exc:
-        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        first = first_line(str(exc)) or type(exc).__name__
         raise QueryRefused(f"refused: cannot parse the query ({first})") from None
     if len(statements) != 1:
         _refuse(f"{len(statements)} statements (only one query at a time)")
@@ -198,7 +201,7 @@ def _check_with_duckdb_statements(text: str, kind: str = "SELECT") -> bool:
     try:
         statements = con.extract_statements(text)
     except duckdb.Error as exc:
-        first = str(exc).splitlines()[0]
+        first = first_line(str(exc))
         if "expression depth" in first:
             # DuckDB 2 stops at its own depth limit before Python's recursion limit is reached.
             raise QueryRefused("refused: the query is nested too deeply to be checked "

@@ -24,6 +24,7 @@ from ..engine.evaluate import EvalOptions, evaluate
 from ..errors import WarehouseError
 from ..measures import parse_measures
 from ..store import digests
+from ..store.connection import rollback
 from .pools import PoolInfo, pool_info
 from .rankcorr import kendall_tau
 
@@ -170,7 +171,7 @@ def leave_one_team_out(con: duckdb.DuckDBPyConnection, *, pool_id: int, qrels_id
         if keep:
             digests.seal(con)
     except BaseException:
-        con.execute("ROLLBACK")
+        rollback(con)
         raise
     con.execute("COMMIT" if keep else "ROLLBACK")
     result = _compare(pool_id, qrels_id, names, members, full_means, loo_means, unique_docs,

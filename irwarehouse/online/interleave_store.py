@@ -105,7 +105,8 @@ def _rows(iid: int, lists, a, b):
 
 def write_run_file(path: Path, lists, tag: str) -> None:
     """TREC run format: topic Q0 doc rank score tag, score = list length - rank + 1."""
-    with open(path, "w", encoding="utf-8") as f:
+    from ..outfiles import written
+    with written(path) as tmp, open(tmp, "w", encoding="utf-8") as f:
         for topic in sorted(lists):
             docs = lists[topic].docs
             f.writelines(f"{topic} Q0 {doc} {i + 1} {len(docs) - i} {tag}\n" for i, doc in enumerate(docs))

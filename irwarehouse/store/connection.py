@@ -251,8 +251,34 @@ def upgrade(con: duckdb.DuckDBPyConnection) -> None:
                       *(t for t, columns in after.items() if before.get(t) != columns)])
         con.execute("COMMIT")
     except BaseException:
-        con.execute("ROLLBACK")
+        rollback(con)
         raise
+
+
+def rollback(con: duckdb.DuckDBPyConnection) -> None:
+    """ROLLBACK, tolerating a transaction DuckDB already ended (a failed COMMIT, an
+    invalidated transaction): the error that brought us here is the one to report."""
+    try:
+        con.execute("ROLLBACK")
+    except duckdb.Error:
+        pass
+
+
+@contextmanager
+def registered(con: duckdb.DuckDBPyConnection, name: str, data):
+    """`data` (an Arrow table) visible to SQL as `name` for a block. When the block fails
+    inside a transaction DuckDB has aborted (a full disk), the unregister is refused: the
+    block's error is the one to report."""
+    con.register(name, data)
+    try:
+        yield
+    except BaseException:
+        try:
+            con.unregister(name)
+        except duckdb.Error:
+            pass
+        raise
+    con.unregister(name)
 
 
 def _table_columns(con: duckdb.DuckDBPyConnection) -> dict[str, list[str]]:
@@ -304,12 +330,22 @@ def connect(path: str | os.PathLike | None = None, *, read_only: bool = False,
         raise WarehouseError(f"no warehouse at {p} (create one with `irw init`)")
     if p.is_dir():
         raise WarehouseError(f"{p} is a folder, not a warehouse file")
+    made = not p.exists()
     con = open_waiting(p, read_only=read_only, wait=wait)
     interrupts.track(con)
     try:
         _prepare(con, p, read_only=read_only, macros=macros)
-    except BaseException:
-        con.close()                 # a failed open holds no lock on the file
+    except BaseException as exc:
+        try:
+            con.close()             # a failed open holds no lock on the file
+        except duckdb.Error:
+            pass
+        if made:                    # nor leaves a half-made warehouse (a full disk)
+            for leftover in (p, p.with_name(p.name + ".wal")):
+                leftover.unlink(missing_ok=True)
+            if "No space left on device" in str(exc):
+                raise StorageError(f"disk full: no room to create the warehouse {p} "
+                                   f"({_first_line(exc)}); no file was left") from None
         raise
     return con
 

@@ -34,7 +34,7 @@ def probe(con: duckdb.DuckDBPyConnection) -> str:
     (computed once per process: one DuckDB library is loaded)."""
     global _probe
     if _probe is None:
-        _probe = f"{con.execute(_PROBE).fetchone()[0]:016x}"
+        _probe = f"{con.execute(_PROBE).fetchall()[0][0]:016x}"
     return _probe
 
 
@@ -79,14 +79,14 @@ def recorded(con: duckdb.DuckDBPyConnection) -> dict[tuple[str, int | None], tup
 def has_digests(con: duckdb.DuckDBPyConnection) -> bool:
     return bool(con.execute("SELECT count(*) FROM duckdb_tables() WHERE database_name = "
                             "current_database() AND table_name = ?", [DIGEST_TABLE]
-                            ).fetchone()[0])
+                            ).fetchall()[0][0])
 
 
-def _recording(con: duckdb.DuckDBPyConnection) -> bool:
-    """Digests are kept in warehouse files, not in the throw-away in-memory warehouses of
-    files evaluated without one."""
+def in_file(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether `con` is a warehouse file, not the throw-away in-memory warehouse of files
+    evaluated without one (which keeps no digests, and nothing a Ctrl-C should name)."""
     return bool(con.execute("SELECT path FROM duckdb_databases() "
-                            "WHERE database_name = current_database()").fetchone()[0])
+                            "WHERE database_name = current_database()").fetchall()[0][0])
 
 
 def _partitions(con: duckdb.DuckDBPyConnection) -> dict[str, str | None] | None:
@@ -96,7 +96,7 @@ def _partitions(con: duckdb.DuckDBPyConnection) -> dict[str, str | None] | None:
                 "(table_name VARCHAR, column_name VARCHAR)")
     rows = con.execute("SELECT table_name, column_name FROM irw_partition_column").fetchall()
     if not rows:
-        tables = data_tables(con) if _recording(con) else {}
+        tables = data_tables(con) if in_file(con) else {}
         rows = list(tables.items()) or [("", None)]     # ('', NULL): not recording
         con.execute("INSERT INTO irw_partition_column SELECT unnest($t), unnest($c)",
                     {"t": [t for t, _ in rows], "c": [c for _, c in rows]})
@@ -155,7 +155,7 @@ def delete(con: duckdb.DuckDBPyConnection, table: str, where: str,
     rows deleted."""
     touch(con, table, where, params)
     return con.execute(f'DELETE FROM "{table}" WHERE {where}',
-                       params if isinstance(params, dict) else list(params)).fetchone()[0]
+                       params if isinstance(params, dict) else list(params)).fetchall()[0][0]
 
 
 def _touched_table(con: duckdb.DuckDBPyConnection) -> None:
@@ -234,7 +234,8 @@ def record_changes(con: duckdb.DuckDBPyConnection, before: dict) -> None:
         seal(con)
         con.execute("COMMIT")
     except BaseException:
-        con.execute("ROLLBACK")
+        from .connection import rollback
+        rollback(con)
         raise
 
 

@@ -14,6 +14,7 @@ from ..errors import WarehouseError
 from ..failures import shown, unsafe
 from ..formats.trec import sha256_of, stage_qrels, stage_run, stage_runs_bulk
 from . import digests, interrupts
+from .connection import rollback
 
 QRELS_FORMATS = ("qrels", "diversity", "ntcir_qrels")
 NAME_LIMIT = 200            # characters of a campaign, run or qrels name
@@ -31,24 +32,18 @@ def transaction(con: duckdb.DuckDBPyConnection, what: str = "earlier changes"):
         digests.seal(con)
         interrupts.check()
     except BaseException:
-        _rollback(con)
+        rollback(con)
         raise
     with interrupts.deferred():
         try:
             con.execute("COMMIT")
         except BaseException:
-            _rollback(con)          # a COMMIT that failed (disk full) leaves nothing open
+            rollback(con)          # a COMMIT that failed (disk full) leaves nothing open
             raise
-        interrupts.kept(what)
+        if digests.in_file(con):   # files evaluated in memory keep nothing
+            interrupts.kept(what)
 
 
-def _rollback(con: duckdb.DuckDBPyConnection) -> None:
-    """ROLLBACK, tolerating a transaction DuckDB already ended (a failed COMMIT, an invalidated
-    transaction): the error that brought us here is the one to report."""
-    try:
-        con.execute("ROLLBACK")
-    except duckdb.Error:
-        pass
 
 
 def campaign_id(con: duckdb.DuckDBPyConnection, name: str, *, create: bool = False) -> int:

@@ -182,12 +182,10 @@ def _insert(con, table: str, rows: list[tuple]) -> None:
     import pyarrow as pa
     columns = [d[0] for d in con.execute(f"SELECT * FROM {table} LIMIT 0").description]
     arrow = pa.table({c: [r[i] for r in rows] for i, c in enumerate(columns[:len(rows[0])])})
-    con.register("irw_text_stage", arrow)
-    try:
+    from ..store.connection import registered
+    with registered(con, "irw_text_stage", arrow):
         names = ", ".join(arrow.column_names)
         con.execute(f"INSERT INTO {table} ({names}) SELECT {names} FROM irw_text_stage")
-    finally:
-        con.unregister("irw_text_stage")
 
 
 # -- ingest entry points -----------------------------------------------------------------------

@@ -62,8 +62,10 @@ def _literal_texts(fig) -> None:
 
 def save(fig, path) -> None:
     """Write the figure to `path`, PNG or SVG by its suffix."""
+    from ..outfiles import written
     path = check_path(path)
-    _write(fig, path, path.suffix.lower()[1:])
+    with written(path) as tmp:
+        _write(fig, tmp, path.suffix.lower()[1:])
 
 
 def save_pair(fig, folder: Path, name: str) -> str:
