@@ -151,11 +151,11 @@ def query_stream(path: str | Path, text: str, *, write: bool = False,
                 yield pa.RecordBatchReader.from_batches(done.schema, done.to_batches())
             else:
                 yield relation.to_arrow_reader()
-        except (duckdb.Error, pa.ArrowException) as exc:
-            if isinstance(exc, OSError) and not deadline.expired:
-                raise                   # writing the output failed: failures.describe names it
-            if deadline.expired:
+        except (duckdb.Error, pa.ArrowException, OSError) as exc:
+            if deadline.expired:        # (the output file, if any, was removed: outfiles)
                 raise deadline.error() from None
+            if isinstance(exc, OSError):
+                raise                   # writing the output failed: failures.describe names it
             if isinstance(exc, duckdb.OutOfMemoryException):
                 raise IrwError(f"query needs more memory than its limit "
                                f"({memory_limit(memory)}; --memory-limit): "

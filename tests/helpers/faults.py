@@ -100,3 +100,25 @@ def one_line(result) -> str:
     assert result.exception is None or isinstance(result.exception, SystemExit), \
         repr(result.exception)
     return errors[0]
+
+
+@contextlib.contextmanager
+def mounted_tmpfs(folder: Path, size: str):
+    """A tmpfs of `size` (e.g. '4m') mounted on `folder` for the block: a disk that fills up
+    (root only: the test is skipped otherwise); unmounted at the end."""
+    import os
+    import shutil
+    import subprocess
+
+    import pytest
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("mounting a tmpfs needs root")
+    folder.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(folder)],
+                          capture_output=True, check=False)
+    if done.returncode:
+        pytest.skip(f"cannot mount a tmpfs: {done.stderr.decode().strip()}")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], check=False)
