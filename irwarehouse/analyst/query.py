@@ -5,23 +5,35 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 import sys
-import threading
+import tempfile
+import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager, nullcontext
 from pathlib import Path
 
 import duckdb
 import pyarrow as pa
 
-from ..errors import IrwError, WarehouseError
+from ..errors import IrwError, StorageError, WarehouseError
 from ..failures import clean, first_line
 from ..outfiles import written
 from ..store import digests
 from ..store.connection import connect
+from .limits import (
+    DEFAULT_TIMEOUT,
+    MEMORY_SHARE,
+    Deadline,
+    address_space,
+    check_timeout,
+    memory_limit,
+    spill_folder,
+)
 from .sqlguard import QueryRefused, check_query
+
+__all__ = ["DEFAULT_TIMEOUT", "MEMORY_SHARE", "memory_limit", "query_stream", "run_sql",
+           "write_result"]
 
 OUTPUT_FORMATS = ("table", "csv", "json", "parquet")
 ANALYST_RELATIONS = frozenset({"run_family", "run_mean_ci", "topic_difficulty", "run_delta",
@@ -35,142 +47,105 @@ _LOCKDOWN = ("SET enable_external_access = false",
              "SET autoload_known_extensions = false",
              "SET lock_configuration = true")
 
-DEFAULT_TIMEOUT = 300.0         # seconds of one `irw sql` query (--timeout)
-MEMORY_SHARE = 0.5              # default --memory-limit: half of the machine's memory
-_MEMORY = re.compile(r"^\s*([0-9]+(?:[.][0-9]+)?)\s*(%|B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*$",
-                     re.IGNORECASE)
 
 
-_UNIT_BYTES = {"B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12, "KIB": 2**10,
-               "MIB": 2**20, "GIB": 2**30, "TIB": 2**40}
-_MAX_MEMORY = 2**62             # bytes: DuckDB's setting is a signed 64-bit count
-MAX_TIMEOUT = 10**9             # seconds (31 years): the timer's limit is far above
-
-
-def check_timeout(seconds: float | None) -> float | None:
-    """--timeout: a number of seconds from 0 (no limit) to MAX_TIMEOUT."""
-    if seconds is None:
-        return None
-    if not math.isfinite(seconds) or not 0 <= seconds <= MAX_TIMEOUT:
-        raise IrwError(f"--timeout {seconds:g}: give a number of seconds up to "
-                       f"{MAX_TIMEOUT:,} (0 for no limit)")
-    return seconds
-
-
-def memory_limit(text: str | None) -> str:
-    """DuckDB's memory_limit for an analyst query: `text` ('4GB', '512MiB', '25%' of the
-    machine's memory) validated, or MEMORY_SHARE of the memory when None."""
-    total = _physical_memory()
-    if text is None:
-        return f"{int(total * MEMORY_SHARE) // 2**20}MiB" if total else "80%"
-    m = _MEMORY.match(text)
-    if not m or float(m.group(1)) <= 0:
-        raise IrwError(f"--memory-limit {text!r}: give a size such as 4GB, 512MiB or 25%")
-    value, unit = float(m.group(1)), m.group(2)
-    if unit == "%":
-        if value > 100 or not total:
-            raise IrwError(f"--memory-limit {text!r}: a share of memory is at most 100%")
-        return f"{int(total * value / 100) // 2**20}MiB"
-    if value * _UNIT_BYTES[unit.upper()] >= _MAX_MEMORY:
-        raise IrwError(f"--memory-limit {text!r}: more than DuckDB can be given (at most "
-                       f"{_MAX_MEMORY // 2**50:,} PiB; 100% is all of this machine's)")
-    return f"{value:.6f}".rstrip("0").rstrip(".") + unit      # never 1e+07TB
-
-
-def _physical_memory() -> int | None:
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):
-        return None
-
-
-def open_guarded(path: str | Path, *, memory: str | None = None) -> duckdb.DuckDBPyConnection:
+def open_guarded(path: str | Path, *, memory: str | None = None,
+                 spill: str | None = None) -> duckdb.DuckDBPyConnection:
     """A read-only connection to an existing warehouse that cannot reach files or network,
-    with a memory limit (memory_limit(memory))."""
+    with a memory limit (memory_limit(memory)) and, given a `spill` folder, DuckDB's temporary
+    files there, at most as large as the memory limit (limits.spill_folder)."""
     if not Path(path).exists():
         raise WarehouseError(f"no warehouse at {path} (create one with `irw init`)")
     limit = memory_limit(memory)
     con = connect(path, read_only=True, create=False)
     con.execute(f"SET memory_limit = '{limit}'")       # validated by memory_limit
+    if spill is not None:
+        con.execute(f"SET temp_directory = '{spill.replace(chr(39), chr(39) * 2)}'")
+        con.execute(f"SET max_temp_directory_size = '{limit}'")
     for statement in _LOCKDOWN:
         con.execute(statement)
     return con
 
 
-class _Deadline:
-    """Interrupts a connection's statement after `seconds` (None or 0: never)."""
-
-    def __init__(self, con: duckdb.DuckDBPyConnection, seconds: float | None):
-        self.seconds, self.expired = seconds, False
-        self._timer = None
-        if seconds:
-            self._timer = threading.Timer(seconds, self._expire, [con])
-            self._timer.daemon = True
-            self._timer.start()
-
-    def _expire(self, con) -> None:
-        self.expired = True
-        con.interrupt()
-
-    def cancel(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-
-    def error(self) -> IrwError:
-        return IrwError(f"query stopped at its time limit of {self.seconds:g} s "
-                        "(--timeout SECONDS; 0 for none)")
-
-
 @contextmanager
 def query_stream(path: str | Path, text: str, *, write: bool = False,
-                 timeout: float | None = DEFAULT_TIMEOUT,
-                 memory: str | None = None) -> Iterator[pa.RecordBatchReader]:
+                 timeout: float | None = DEFAULT_TIMEOUT, memory: str | None = None,
+                 hard_limit: bool = False) -> Iterator[pa.RecordBatchReader]:
     """Run analyst SQL and yield its result as a stream of Arrow batches (the connection stays
     open while it is read; nothing is counted or held whole first). Without `write`: one
     guarded read-only query on a locked connection with a memory limit (`memory`, see
-    memory_limit). With `write`: the text as given (several statements allowed; the last
+    memory_limit), spilling into a temporary folder of its own (analyst.limits); with
+    `hard_limit` (the `irw` process, never a host's), the process's address space capped as
+    well while it runs. With `write`: the text as given (several statements allowed; the last
     one's result; the digests of the tables it changed are then recorded, store.digests). The
-    query (and the reading of its result) is stopped after `timeout` seconds."""
+    query, the guard's checks and the reading of its result are stopped after `timeout`
+    seconds."""
+    started = time.monotonic()
     text, timeout = trimmed(text), check_timeout(timeout)
-    before = None
-    if write:
-        con = connect(path, create=False)
-        before = digests.snapshot(con)
-    else:
+    with ExitStack() as stack:
+        if write:
+            con = connect(path, create=False)
+            before = digests.snapshot(con)
+        else:
+            try:
+                check_query(text)
+            except QueryRefused as exc:
+                raise QueryRefused(f"{exc}{_separator_hint(text)}") from None
+            con = open_guarded(path, memory=memory, spill=stack.enter_context(spill_folder()))
+            before = None
         try:
-            check_query(text)
-        except QueryRefused as exc:
-            raise QueryRefused(f"{exc}{_separator_hint(text)}") from None
-        con = open_guarded(path, memory=memory)
-    deadline = _Deadline(con, timeout)
-    try:
-        try:
-            relation = con.sql(text)
-            if relation is None:                      # a statement without a result (--write)
-                done = pa.table({"ok": pa.array([True])})
-                yield pa.RecordBatchReader.from_batches(done.schema, done.to_batches())
-            else:
-                yield relation.to_arrow_reader()
-        except (duckdb.Error, pa.ArrowException, OSError) as exc:
-            if deadline.expired:        # (the output file, if any, was removed: outfiles)
-                raise deadline.error() from None
-            if isinstance(exc, OSError):
-                raise                   # writing the output failed: failures.describe names it
-            if isinstance(exc, duckdb.OutOfMemoryException):
-                raise IrwError(f"query needs more memory than its limit "
-                               f"({memory_limit(memory)}; --memory-limit): "
-                               f"{_explain(exc)}") from None
-            if isinstance(exc, duckdb.InterruptException):
-                raise
-            hint = _separator_hint(text) if isinstance(exc, duckdb.ParserException) else ""
-            raise IrwError(f"query failed: {_explain(exc)}{hint}") from None
-    finally:
-        deadline.cancel()
-        try:
-            if before is not None:
-                digests.record_changes(con, before)
-        finally:
+            deadline = Deadline(con, timeout, started)
+        except IrwError:
             con.close()
+            raise
+        try:
+            with _capped(hard_limit and not write, memory):
+                yield from _results(con, text, deadline, memory)
+        finally:
+            deadline.cancel()
+            try:
+                if before is not None:
+                    digests.record_changes(con, before)
+            finally:
+                con.close()
+
+
+def _capped(on: bool, memory: str | None):
+    """limits.address_space for the query (its output writers imported first: a module's
+    code is mapped too)."""
+    if not on:
+        return nullcontext()
+    import pyarrow.csv  # noqa: F401
+    import pyarrow.parquet  # noqa: F401
+    return address_space(memory_limit(memory))
+
+
+def _results(con, text: str, deadline: Deadline, memory: str | None):
+    """The query's result reader (one yield), its errors in words."""
+    try:
+        relation = con.sql(text)
+        if relation is None:                      # a statement without a result (--write)
+            done = pa.table({"ok": pa.array([True])})
+            yield pa.RecordBatchReader.from_batches(done.schema, done.to_batches())
+        else:
+            yield relation.to_arrow_reader()
+    except (duckdb.Error, pa.ArrowException, OSError, MemoryError) as exc:
+        if deadline.expired:        # (the output file, if any, was removed: outfiles)
+            raise deadline.error() from None
+        if isinstance(exc, OSError):
+            raise                   # writing the output failed: failures.describe names it
+        if "No space left on device" in str(exc):
+            raise StorageError(f"disk full: the query's temporary files ({tempfile.gettempdir()}"
+                               f"): {_explain(exc)}") from None
+        if isinstance(exc, (duckdb.OutOfMemoryException, MemoryError)):
+            limit = memory_limit(memory)
+            raise IrwError(f"query needs more memory than its limit ({limit} of memory and "
+                           f"{limit} of temporary files; --memory-limit): "
+                           f"{_explain(exc) if str(exc) else 'out of memory'}") from None
+        if isinstance(exc, duckdb.InterruptException):
+            raise
+        hint = _separator_hint(text) if isinstance(exc, duckdb.ParserException) else ""
+        raise IrwError(f"query failed: {_explain(exc)}{hint}") from None
 
 
 def trimmed(text: str) -> str:
