@@ -8,6 +8,8 @@ import pytest
 from tests.helpers.paths import DATA, REALDATA
 from tests.helpers.sample import build_sample, derived_runs
 
+pytest_plugins = ["tests.helpers.ctrl_c"]      # Ctrl-C stops the suite at once
+
 
 @pytest.fixture
 def realdata() -> Path:
