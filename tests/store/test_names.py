@@ -7,6 +7,8 @@ behind irw's back is shown escaped in the terminal, and literally in a report's 
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
 from tests.helpers.every_table import RUN
@@ -19,11 +21,18 @@ BAD = {"empty": "", "newline": "a\nb", "long": "x" * 5000, "escape": "\x1b[2Jgon
        "rtl": "abc\u202edcba", "zero-width": "a\u200bb", "nel": "a\x85b", "spaces": "   "}
 
 
-@pytest.fixture
-def base(tmp_path):
-    path = tmp_path / "w.duckdb"
+@pytest.fixture(scope="module")
+def base_template(tmp_path_factory):
+    path = tmp_path_factory.mktemp("names") / "w.duckdb"
     for args in (("ingest", "qrels", QRELS, "-C", "c"), ("ingest", "run", RUN, "-C", "c")):
         assert irw(*args, "--warehouse", path).exit_code == 0
+    return path
+
+
+@pytest.fixture
+def base(base_template, tmp_path):
+    path = tmp_path / "w.duckdb"
+    shutil.copy(base_template, path)
     return path
 
 
@@ -59,11 +68,20 @@ def _paths(tmp_path, bad: str) -> dict[str, tuple]:
     }
 
 
+# every path with three bad names; the paths that share no code with the others (a campaign's
+# creation, a run's --name) with all of them: the rule itself is one function (check_name)
+EVERY_PATH = ("empty", "escape", "rtl")
+EVERY_NAME = ("campaign", "run --name")
+
+
 @pytest.mark.parametrize("kind", sorted(BAD))
 def test_a_bad_name_is_refused_on_every_path(base, tmp_path, kind):
     bad = BAD[kind]
     before = state(base)
-    for path_name, args in _paths(tmp_path, bad).items():
+    paths = _paths(tmp_path, bad)
+    for path_name, args in paths.items():
+        if kind not in EVERY_PATH and path_name not in EVERY_NAME:
+            continue
         if kind in ("empty", "spaces") and path_name == "texts run":
             continue                    # an empty run field is a malformed line (its own test)
         result = irw(*args, "--warehouse", base)
@@ -71,7 +89,7 @@ def test_a_bad_name_is_refused_on_every_path(base, tmp_path, kind):
         line = one_line(result)
         assert "name" in line and len(line) < 400, (path_name, line)
         assert "\x1b" not in result.output and "\u202e" not in result.output
-        assert state(base) == before, path_name
+    assert state(base) == before
 
 
 @pytest.mark.parametrize("kind", ["escape", "rtl", "zero-width", "nel", "long"])
