@@ -7,14 +7,12 @@ behind irw's back is shown escaped in the terminal, and literally in a report's 
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
 from tests.helpers.every_table import RUN
 from tests.helpers.faults import irw, one_line, state
 from tests.helpers.online_logs import write_sessions
-from tests.helpers.paths import DATA
+from tests.helpers.paths import DATA, private_copy
 
 QRELS = DATA / "qrels.test"
 BAD = {"empty": "", "newline": "a\nb", "long": "x" * 5000, "escape": "\x1b[2Jgone",
@@ -31,9 +29,7 @@ def base_template(tmp_path_factory):
 
 @pytest.fixture
 def base(base_template, tmp_path):
-    path = tmp_path / "w.duckdb"
-    shutil.copy(base_template, path)
-    return path
+    return private_copy(base_template, tmp_path)
 
 
 def _tagged(tmp_path, tag: str):
