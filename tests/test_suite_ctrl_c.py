@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli.test_interrupts import default_sigint
+
 REPO = Path(__file__).resolve().parent.parent
 CASES = {
     "irw_in_process": '''
@@ -56,7 +58,8 @@ def test_ctrl_c_stops_pytest_at_once_with_its_summary(tmp_path, case):
         [sys.executable, "-m", "pytest", "-q", "-s", "-p", "tests.helpers.ctrl_c",
          "-p", "no:cacheprovider", "--rootdir", str(tmp_path), str(tmp_path)],
         cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        env={**os.environ, "PYTHONPATH": str(REPO)}, start_new_session=True)
+        env={**os.environ, "PYTHONPATH": str(REPO)}, start_new_session=True,
+        preexec_fn=default_sigint)
     lines = []
     for line in proc.stdout:                    # wait until the test runs
         lines.append(line)
