@@ -8,7 +8,8 @@ import pytest
 from tests.helpers.paths import DATA, REALDATA, private_copy
 from tests.helpers.sample import build_sample, derived_runs
 
-pytest_plugins = ["tests.helpers.ctrl_c"]      # Ctrl-C stops the suite at once
+# Ctrl-C stops the suite at once; no test leaves a process running
+pytest_plugins = ["tests.helpers.ctrl_c", "tests.helpers.children"]
 
 
 @pytest.fixture

@@ -46,7 +46,10 @@ def _start(args) -> subprocess.Popen:
     proc = subprocess.Popen(IRW + [str(a) for a in args], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint)
     first = proc.stderr.readline()
-    assert first.strip() == READY, first
+    if first.strip() != READY:
+        proc.kill()
+        _, rest = proc.communicate()
+        pytest.fail(f"irw did not say {READY}: {first + rest!r}")
     return proc
 
 

@@ -1,7 +1,9 @@
-"""Ctrl-C stops `python -m pytest` at once, with pytest's summary (issue 31): during a test that
-runs `irw` in pytest's own process (whose SIGINT handler turns the interrupt into exit code
-130), and during a test where the interrupt lands in a weakref callback (a DuckDB connection
-collected), which Python swallows. tests/helpers/ctrl_c.py is the plugin that makes it so."""
+"""The suite's own promises (issue 31). Ctrl-C stops `python -m pytest` at once, with pytest's
+summary: during a test that runs `irw` in pytest's own process (whose SIGINT handler turns the
+interrupt into exit code 130), and during a test where the interrupt lands in a weakref
+callback (a DuckDB connection collected), which Python swallows (tests/helpers/ctrl_c.py). A
+test that leaves a process running fails, naming it, and the process is stopped, rather than
+a later test failing on Python's "subprocess is still running" (tests/helpers/children.py)."""
 
 from __future__ import annotations
 
@@ -79,3 +81,20 @@ def test_ctrl_c_stops_pytest_at_once_with_its_summary(tmp_path, case):
     assert "KeyboardInterrupt" in output and " in " in output.splitlines()[-1], output
     assert "the suite went on" not in output and "Traceback" not in output, output
     assert stopped < 15, stopped
+
+
+def test_a_test_that_leaves_a_process_running_fails_naming_it(tmp_path):
+    (tmp_path / "test_leak.py").write_text(
+        "import subprocess\n\n"
+        "def test_leaks():\n"
+        "    subprocess.Popen(['sleep', '300'])\n\n"
+        "def test_next():\n"
+        "    pass\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "tests.helpers.children",
+         "-p", "no:cacheprovider", "-W", "error", "--rootdir", str(tmp_path), str(tmp_path)],
+        cwd=REPO, capture_output=True, text=True, timeout=120,
+        env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert done.returncode == 1, done.stdout
+    assert "1 passed, 1 error" in done.stdout, done.stdout
+    assert "left 1 process(es) running (now stopped)" in done.stdout and "sleep 300" in done.stdout
