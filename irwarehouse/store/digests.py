@@ -175,6 +175,7 @@ def seal(con: duckdb.DuckDBPyConnection, tables: Iterable[str] | None = None) ->
     for table, part, whole in con.execute("SELECT DISTINCT table_name, part, whole "
                                           "FROM irw_touched").fetchall():
         if table not in partitioned:            # dropped in the transaction
+            con.execute(f"DELETE FROM {DIGEST_TABLE} WHERE table_name = ?", [table])
             continue
         if whole or partitioned[table] is None:
             todo[table] = None
@@ -215,6 +216,7 @@ def record_changes(con: duckdb.DuckDBPyConnection, before: dict) -> None:
     digests of the partitions that changed since `before` (a snapshot) and were intact then
     (their digest was the recorded one); a partition that was already damaged stays
     reported."""
+    forget_tables(con)                  # the SQL may have made or dropped tables
     if _partitions(con) is None or not has_digests(con):
         return
     now, kept = snapshot(con), recorded(con)
@@ -238,8 +240,3 @@ def record_changes(con: duckdb.DuckDBPyConnection, before: dict) -> None:
         rollback(con)
         raise
 
-
-def seal_all(con: duckdb.DuckDBPyConnection) -> None:
-    """Record the digest of every table (a warehouse made before digests; the schema upgrade
-    of a table whose columns changed)."""
-    seal(con, data_tables(con))

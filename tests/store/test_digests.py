@@ -153,3 +153,19 @@ def test_swapped_words_are_found_in_every_table(every_table, tmp_path):
     assert caught == changed
     assert len(changed) == len(tables), sorted(set(tables) - changed)
     assert damaging >= 2 * len(tables)
+
+
+def test_analyst_sql_that_writes_records_what_it_changed(every_table, tmp_path):
+    """`irw sql --write` may change, make or drop any table: the digests of what it changed
+    are recorded (a full comparison before and after), a table it dropped loses its own."""
+    path = tmp_path / "w.duckdb"
+    shutil.copy(every_table, path)
+    for sql in ("CREATE TABLE notes AS SELECT range AS n, 'x' AS note FROM range(5)",
+                "UPDATE topic SET title = 'changed' WHERE topic = '301'",
+                "ALTER TABLE notes ADD COLUMN extra INTEGER",
+                "DELETE FROM score WHERE measure = 'map'",
+                "DROP TABLE notes"):
+        result = irw("sql", "--write", sql, "--warehouse", path)
+        assert result.exit_code == 0, (sql, result.output)
+        check = irw("check", "--warehouse", path)
+        assert check.exit_code == 0, (sql, check.stdout)
