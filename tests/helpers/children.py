@@ -1,9 +1,12 @@
 """No test leaves a process running (a pytest plugin, loaded by conftest.py). A child process
 still running when its Popen object is collected makes Python warn ("subprocess N is still
 running"), and with warnings as errors that failed whichever later test the collection fell
-in (test_smoke's test_eval_files_like_trec_eval, test_tour's test in a full run, after the
-Ctrl-C tests had left theirs). So each test's own leftovers are stopped when it ends, and the
-test that left them fails, naming them."""
+in: a failed test's traceback keeps its Popen alive until the garbage collector runs, most
+often in a test that allocates much. So it went in a full run after the Ctrl-C tests had left
+theirs (test_smoke's test_eval_files_like_trec_eval, test_tour's test; and, as a leaked child
+followed by an allocating test reproduces, most likely the two 4-thread bit-reproducibility
+tests that failed once at load 15-17 with no assertion text). Each test's own leftovers are
+stopped when it ends, and the test that left them fails, naming them."""
 
 from __future__ import annotations
 
