@@ -11,9 +11,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .argcheck import checked, checked_methods
 from .engine.evaluate import EvalOptions, EvalResult, evaluate
 from .measures import NtcirSettings, parse_measures, wants_runid
 from .store import ingest as _ingest
@@ -52,6 +54,7 @@ def _settled(cls):
 
 
 @_settled
+@checked_methods
 class Warehouse:
     """A warehouse file (or a private in-memory one when `path` is None)."""
 
@@ -79,11 +82,11 @@ class Warehouse:
         close_connection(self.con)
 
     # -- ingest -----------------------------------------------------------------------------
-    def ingest_qrels(self, path, campaign: str, *, name: str | None = None, fmt: str = "qrels",
+    def ingest_qrels(self, path: str | Path, campaign: str, *, name: str | None = None, fmt: str = "qrels",
                      replace: bool = False) -> int:
         return _ingest.ingest_qrels(self.con, path, campaign, name=name, fmt=fmt, replace=replace)
 
-    def ingest_run(self, path, campaign: str, *, name: str | None = None,
+    def ingest_run(self, path: str | Path, campaign: str, *, name: str | None = None,
                    team: str | None = None, replace: bool = False,
                    keep_first: bool = False) -> int:
         return _ingest.ingest_run(self.con, path, campaign, name=name, team=team,
@@ -99,14 +102,14 @@ class Warehouse:
         return ingest_run_table(self.con, table, campaign, name=name, team=team,
                                 replace=replace, keep_first=keep_first)
 
-    def export(self, kind: str, campaign: str, out, *, fmt: str = "parquet",
+    def export(self, kind: str, campaign: str, out: str | Path, *, fmt: str = "parquet",
                measure: str | None = None) -> int:
         """Write a campaign's per-topic scores (`kind="scores"`) or run rows (`"runs"`) as
         parquet, csv or arrow (IPC file); returns the number of rows written."""
         from .analyst.tables import export_reader, write_stream
         return write_stream(export_reader(self.con, kind, campaign, measure), fmt, out)
 
-    def ingest_intents(self, path, campaign: str, *, normalise: bool = False) -> int:
+    def ingest_intents(self, path: str | Path, campaign: str, *, normalise: bool = False) -> int:
         """Intent probabilities/types (NTCIREVAL Iprob or DINprob) for diversity measures."""
         return _ingest.ingest_intents(self.con, path, campaign, normalise=normalise)
 
@@ -114,7 +117,7 @@ class Warehouse:
         """Per-topic alphas (`topic alpha`) for alpha-nDCG-Pr."""
         return _ingest.ingest_topic_alphas(self.con, path, campaign)
 
-    def ingest_doclengths(self, path, campaign: str, *, unit: str = "words") -> int:
+    def ingest_doclengths(self, path: str | Path, campaign: str, *, unit: str = "words") -> int:
         """Document lengths (`docno length` in `unit` words|chars, or `docno words chars`)
         for TBG and the U-measure."""
         return _ingest.ingest_doclengths(self.con, path, campaign, unit=unit)
@@ -252,10 +255,11 @@ def _frame(table, frame: str):
     return table
 
 
+@checked
 def evaluate_files(qrels: str | Path, runs: list[str | Path], measures: list[str], *,
                    options: EvalOptions | None = None, qrels_format: str = "qrels",
                    keep_first: bool = False, intents: str | Path | None = None,
-                   ntcir: NtcirSettings | None = None, progress=None,
+                   ntcir: NtcirSettings | None = None, progress: Callable | None = None,
                    gcompute: bool = False, doclengths: str | Path | None = None,
                    doclengths_chars: str | Path | None = None, arrow: bool = True
                    ) -> EvalResult:
@@ -282,6 +286,7 @@ def evaluate_files(qrels: str | Path, runs: list[str | Path], measures: list[str
         return result.with_arrow() if arrow else result
 
 
+@checked
 def evaluate_rel_res(rel: str | Path, res: str | Path, *, gains: dict | None = None,
                      cutoffs: tuple = (1000,), topic: str = "", judged_only: bool = False,
                      measures: list[str] | None = None) -> str:

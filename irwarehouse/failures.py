@@ -10,6 +10,7 @@ input can move or colour the terminal; `shown` quotes a value from a file, cut s
 from __future__ import annotations
 
 import errno
+import unicodedata
 
 from .errors import IrwError
 
@@ -23,29 +24,57 @@ MESSAGE_LIMIT = 500
 COMPACT_HINT = "`irw compact` gives back the space a failed write left in the file"
 
 
+def unsafe(ch: str) -> bool:
+    """A character that must not reach a terminal, an HTML page or a plot as it is: control
+    characters (C0, DEL, C1), format characters (right-to-left overrides, zero-width spaces
+    and joiners, U+FEFF), line and paragraph separators, surrogates, private-use and
+    unassigned code points: each can move, hide, reorder or recolour what is printed."""
+    return unicodedata.category(ch) in _UNSAFE
+
+
+_UNSAFE = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+
+
+def escaped(text: str, keep: str = "") -> str:
+    """`text` with every unsafe character but those in `keep` written as an escape (\\x1b,
+    \\u202e)."""
+    if text.isprintable():
+        return text
+    return "".join((f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else
+                    f"\\u{ord(ch):04x}" if ord(ch) < 0x10000 else f"\\U{ord(ch):08x}")
+                   if unsafe(ch) and ch not in keep else ch for ch in text)
+
+
 def clean(text: str, limit: int = MESSAGE_LIMIT) -> str:
-    """`text` as one printable line: line breaks and tabs become spaces, other control
-    characters (C0, DEL, C1 such as the CSI of terminal escapes) and U+FEFF are escaped, and
-    the line is cut at `limit` characters."""
-    out = []
-    for ch in text:
-        code = ord(ch)
-        if ch in "\n\r\t\v\f":
-            out.append(" ")
-        elif code < 0x20 or 0x7F <= code <= 0x9F or ch in "\u2028\u2029\ufeff":
-            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
-        else:
-            out.append(ch)
-    line = "".join(out)
+    """`text` as one printable line: line breaks and tabs become spaces, other unsafe
+    characters (C0, DEL, C1 such as the CSI of terminal escapes, right-to-left overrides,
+    zero-width characters) are escaped, and the line is cut at `limit` characters."""
+    line = escaped(text.translate(_SPACES))
     return line if len(line) <= limit else line[:limit - 1] + "…"
+
+
+_SPACES = str.maketrans("\n\r\t\v\f", "     ")
+
+
+def plain(value: str, limit: int = 40) -> str:
+    """A name for a table or a message, unquoted: unsafe characters escaped, cut at `limit`
+    characters with its length given."""
+    text = escaped(value)
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(value)} characters)"
 
 
 def shown(value: str, limit: int = 40) -> str:
     """A value read from a file, quoted for a message: repr (control characters escaped), cut
     at `limit` characters with its length given."""
     if len(value) <= limit:
-        return repr(value)
+        return repr(value)          # repr escapes every unsafe character (isprintable)
     return f"{value[:limit]!r}… ({len(value)} characters)"
+
+
+def first_line(text: str) -> str:
+    """The first line of a message: up to its first line feed only (str.splitlines would also
+    cut at U+2028, U+0085 or a form feed that a user's SQL or file carried into it)."""
+    return text.split("\n", 1)[0]
 
 
 def describe(exc: BaseException) -> tuple[int, str]:
@@ -65,7 +94,7 @@ def describe(exc: BaseException) -> tuple[int, str]:
         return duckdb_error
     if isinstance(exc, ValueError):
         return EXIT_ERROR, clean(str(exc) or type(exc).__name__)
-    first = str(exc).splitlines()[0] if str(exc) else ""
+    first = first_line(str(exc))
     return EXIT_INTERNAL, clean(f"internal error: {type(exc).__name__}: {first} (run with "
                                 "--debug for the traceback, and please report it)")
 
@@ -83,7 +112,8 @@ def _os_error(exc: OSError) -> tuple[int, str]:
 # Words of DuckDB's messages and what they mean for the user.
 _NO_SPACE = "No space left on device"
 _DAMAGE = ("Corrupt database file", "checksum", "Failed to read", "Could not read enough bytes",
-           "not a valid DuckDB database file", "INTERNAL Error: Failed to load metadata")
+           "not a valid DuckDB database file", "INTERNAL Error: Failed to load metadata",
+           "Corrupted ")        # "Corrupted DICT_FSST segment: ..." (a segment's header)
 
 
 def _duckdb_error(exc: BaseException) -> tuple[int, str] | None:
@@ -92,7 +122,7 @@ def _duckdb_error(exc: BaseException) -> tuple[int, str] | None:
     duckdb = sys.modules.get("duckdb")
     if duckdb is None or not isinstance(exc, duckdb.Error):
         return None
-    message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    message = first_line(str(exc)) or type(exc).__name__
     if isinstance(exc, duckdb.InterruptException):
         return EXIT_INTERRUPTED, "interrupted"
     if _NO_SPACE in message:

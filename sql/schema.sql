@@ -686,11 +686,20 @@ CREATE TABLE IF NOT EXISTS known_doc (
 );
 -- ==== end of online evaluation ====================================================================
 
--- Integrity (`irw check`, irwarehouse/store/integrity.py): a digest of every run's and qrels'
--- stored rows, recorded with their count (num_rows) when they are ingested, so that a change to
--- any stored row is found even where DuckDB's block checksum misses it.
-ALTER TABLE run ADD COLUMN IF NOT EXISTS rows_digest VARCHAR;
-ALTER TABLE qrels ADD COLUMN IF NOT EXISTS rows_digest VARCHAR;
+-- Integrity (`irw check`, irwarehouse/store/digests.py): the number of rows and a digest of
+-- every table, per value of its owner column (part: the run_id, qrels_id, ... of its rows; 0 for
+-- a table without one), recorded by the transaction that writes them, so that a change to any
+-- stored row is found even where DuckDB's block checksum misses it. digest = the hex hash() of
+-- a fixed probe row (a later DuckDB may hash otherwise), ':', the sum of hash() of every row.
+CREATE TABLE IF NOT EXISTS irw_digest (
+    table_name   VARCHAR NOT NULL,
+    part         BIGINT,
+    num_rows     BIGINT NOT NULL,
+    digest       VARCHAR NOT NULL
+);
+-- Earlier versions kept a digest of each run's and qrels' rows alone in these columns.
+ALTER TABLE run DROP COLUMN IF EXISTS rows_digest;
+ALTER TABLE qrels DROP COLUMN IF EXISTS rows_digest;
 -- ==== Spark (issue 18) ============================================================================
 -- Whether a measure's SQL runs on Spark (irwarehouse.spark: the macros inlined and transpiled
 -- by sqlglot), and if not, why: the DuckDB-only construct without a Spark translation

@@ -5,8 +5,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.paths import DATA, REALDATA
+from tests.helpers.paths import DATA, REALDATA, private_copy
 from tests.helpers.sample import build_sample, derived_runs
+
+# Ctrl-C stops the suite at once; no test leaves a process running
+pytest_plugins = ["tests.helpers.ctrl_c", "tests.helpers.children"]
 
 
 @pytest.fixture
@@ -33,10 +36,7 @@ def sample_warehouse_template(tmp_path_factory) -> Path:
 @pytest.fixture
 def sample_warehouse(sample_warehouse_template, tmp_path) -> Path:
     """A private copy of the sample warehouse (tests may try to damage it)."""
-    import shutil
-    path = tmp_path / "wh.duckdb"
-    shutil.copy(sample_warehouse_template, path)
-    return path
+    return private_copy(sample_warehouse_template, tmp_path, "wh.duckdb")
 
 
 @pytest.fixture

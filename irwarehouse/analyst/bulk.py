@@ -281,9 +281,10 @@ class _Naming:
                 continue
             if name is not None:
                 self.used.add(name)
-                entries.append(StagedRun(s.fi, s.path, name,
-                                         team_of(s.path.name, name, self.team_pattern),
-                                         s.sha256))
+                team = team_of(s.path.name, name, self.team_pattern)
+                if team is not None:
+                    check_name("team", team)
+                entries.append(StagedRun(s.fi, s.path, name, team, s.sha256))
         return entries
 
     def _name(self, s: _Staged, result: FolderResult) -> str | None:

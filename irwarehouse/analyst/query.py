@@ -5,20 +5,35 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 import sys
-import threading
+import tempfile
+import time
 from collections.abc import Iterator
-from contextlib import contextmanager, nullcontext
+from contextlib import ExitStack, contextmanager, nullcontext
 from pathlib import Path
 
 import duckdb
 import pyarrow as pa
 
-from ..errors import IrwError, WarehouseError
+from ..errors import IrwError, StorageError, WarehouseError
+from ..failures import clean, first_line
+from ..outfiles import written
+from ..store import digests
 from ..store.connection import connect
-from .sqlguard import check_query
+from .limits import (
+    DEFAULT_TIMEOUT,
+    MEMORY_SHARE,
+    Deadline,
+    address_space,
+    check_timeout,
+    memory_limit,
+    spill_folder,
+)
+from .sqlguard import QueryRefused, check_query
+
+__all__ = ["DEFAULT_TIMEOUT", "MEMORY_SHARE", "memory_limit", "query_stream", "run_sql",
+           "write_result"]
 
 OUTPUT_FORMATS = ("table", "csv", "json", "parquet")
 ANALYST_RELATIONS = frozenset({"run_family", "run_mean_ci", "topic_difficulty", "run_delta",
@@ -32,116 +47,126 @@ _LOCKDOWN = ("SET enable_external_access = false",
              "SET autoload_known_extensions = false",
              "SET lock_configuration = true")
 
-DEFAULT_TIMEOUT = 300.0         # seconds of one `irw sql` query (--timeout)
-MEMORY_SHARE = 0.5              # default --memory-limit: half of the machine's memory
-_MEMORY = re.compile(r"^\s*([0-9]+(?:[.][0-9]+)?)\s*(%|B|KB|MB|GB|TB|KiB|MiB|GiB|TiB)\s*$",
-                     re.IGNORECASE)
 
 
-def memory_limit(text: str | None) -> str:
-    """DuckDB's memory_limit for an analyst query: `text` ('4GB', '512MiB', '25%' of the
-    machine's memory) validated, or MEMORY_SHARE of the memory when None."""
-    total = _physical_memory()
-    if text is None:
-        return f"{int(total * MEMORY_SHARE) // 2**20}MiB" if total else "80%"
-    m = _MEMORY.match(text)
-    if not m or float(m.group(1)) <= 0:
-        raise IrwError(f"--memory-limit {text!r}: give a size such as 4GB, 512MiB or 25%")
-    value, unit = float(m.group(1)), m.group(2)
-    if unit == "%":
-        if value > 100 or not total:
-            raise IrwError(f"--memory-limit {text!r}: a share of memory is at most 100%")
-        return f"{int(total * value / 100) // 2**20}MiB"
-    return f"{value:g}{unit}"
-
-
-def _physical_memory() -> int | None:
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (ValueError, OSError, AttributeError):
-        return None
-
-
-def open_guarded(path: str | Path, *, memory: str | None = None) -> duckdb.DuckDBPyConnection:
+def open_guarded(path: str | Path, *, memory: str | None = None,
+                 spill: str | None = None) -> duckdb.DuckDBPyConnection:
     """A read-only connection to an existing warehouse that cannot reach files or network,
-    with a memory limit (memory_limit(memory))."""
+    with a memory limit (memory_limit(memory)) and, given a `spill` folder, DuckDB's temporary
+    files there, at most as large as the memory limit (limits.spill_folder)."""
     if not Path(path).exists():
         raise WarehouseError(f"no warehouse at {path} (create one with `irw init`)")
     limit = memory_limit(memory)
     con = connect(path, read_only=True, create=False)
     con.execute(f"SET memory_limit = '{limit}'")       # validated by memory_limit
+    if spill is not None:
+        con.execute(f"SET temp_directory = '{spill.replace(chr(39), chr(39) * 2)}'")
+        con.execute(f"SET max_temp_directory_size = '{limit}'")
     for statement in _LOCKDOWN:
         con.execute(statement)
     return con
 
 
-class _Deadline:
-    """Interrupts a connection's statement after `seconds` (None or 0: never)."""
-
-    def __init__(self, con: duckdb.DuckDBPyConnection, seconds: float | None):
-        self.seconds, self.expired = seconds, False
-        self._timer = None
-        if seconds:
-            self._timer = threading.Timer(seconds, self._expire, [con])
-            self._timer.daemon = True
-            self._timer.start()
-
-    def _expire(self, con) -> None:
-        self.expired = True
-        con.interrupt()
-
-    def cancel(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-
-    def error(self) -> IrwError:
-        return IrwError(f"query stopped at its time limit of {self.seconds:g} s "
-                        "(--timeout SECONDS; 0 for none)")
-
-
 @contextmanager
 def query_stream(path: str | Path, text: str, *, write: bool = False,
-                 timeout: float | None = DEFAULT_TIMEOUT,
-                 memory: str | None = None) -> Iterator[pa.RecordBatchReader]:
+                 timeout: float | None = DEFAULT_TIMEOUT, memory: str | None = None,
+                 hard_limit: bool = False) -> Iterator[pa.RecordBatchReader]:
     """Run analyst SQL and yield its result as a stream of Arrow batches (the connection stays
     open while it is read; nothing is counted or held whole first). Without `write`: one
     guarded read-only query on a locked connection with a memory limit (`memory`, see
-    memory_limit). With `write`: the text as given (several statements allowed; the last
-    one's result). The query (and the reading of its result) is stopped after `timeout`
+    memory_limit), spilling into a temporary folder of its own (analyst.limits); with
+    `hard_limit` (the `irw` process, never a host's), the process's address space capped as
+    well while it runs. With `write`: the text as given (several statements allowed; the last
+    one's result; the digests of the tables it changed are then recorded, store.digests). The
+    query, the guard's checks and the reading of its result are stopped after `timeout`
     seconds."""
-    if write:
-        con = connect(path, create=False)
-    else:
-        check_query(text)
-        con = open_guarded(path, memory=memory)
-    deadline = _Deadline(con, timeout)
-    try:
+    started = time.monotonic()
+    text, timeout = trimmed(text), check_timeout(timeout)
+    with ExitStack() as stack:
+        if write:
+            con = connect(path, create=False)
+            before = digests.snapshot(con)
+        else:
+            try:
+                check_query(text)
+            except QueryRefused as exc:
+                raise QueryRefused(f"{exc}{_separator_hint(text)}") from None
+            con = open_guarded(path, memory=memory, spill=stack.enter_context(spill_folder()))
+            before = None
         try:
-            relation = con.sql(text)
-            if relation is None:                      # a statement without a result (--write)
-                done = pa.table({"ok": pa.array([True])})
-                yield pa.RecordBatchReader.from_batches(done.schema, done.to_batches())
-            else:
-                yield relation.to_arrow_reader()
-        except (duckdb.Error, pa.ArrowException) as exc:
-            if isinstance(exc, OSError) and not deadline.expired:
-                raise                   # writing the output failed: failures.describe names it
-            if deadline.expired:
-                raise deadline.error() from None
-            if isinstance(exc, duckdb.OutOfMemoryException):
-                raise IrwError(f"query needs more memory than its limit "
-                               f"({memory_limit(memory)}; --memory-limit): "
-                               f"{_explain(exc)}") from None
-            if isinstance(exc, duckdb.InterruptException):
-                raise
-            raise IrwError(f"query failed: {_explain(exc)}") from None
-    finally:
-        deadline.cancel()
-        con.close()
+            deadline = Deadline(con, timeout, started)
+        except IrwError:
+            con.close()
+            raise
+        try:
+            with _capped(hard_limit and not write, memory):
+                yield from _results(con, text, deadline, memory)
+        finally:
+            deadline.cancel()
+            try:
+                if before is not None:
+                    digests.record_changes(con, before)
+            finally:
+                con.close()
+
+
+def _capped(on: bool, memory: str | None):
+    """limits.address_space for the query (its output writers imported first: a module's
+    code is mapped too)."""
+    if not on:
+        return nullcontext()
+    import pyarrow.csv  # noqa: F401
+    import pyarrow.parquet  # noqa: F401
+    return address_space(memory_limit(memory))
+
+
+def _results(con, text: str, deadline: Deadline, memory: str | None):
+    """The query's result reader (one yield), its errors in words."""
+    try:
+        relation = con.sql(text)
+        if relation is None:                      # a statement without a result (--write)
+            done = pa.table({"ok": pa.array([True])})
+            yield pa.RecordBatchReader.from_batches(done.schema, done.to_batches())
+        else:
+            yield relation.to_arrow_reader()
+    except (duckdb.Error, pa.ArrowException, OSError, MemoryError) as exc:
+        if deadline.expired:        # (the output file, if any, was removed: outfiles)
+            raise deadline.error() from None
+        if isinstance(exc, OSError):
+            raise                   # writing the output failed: failures.describe names it
+        if "No space left on device" in str(exc):
+            raise StorageError(f"disk full: the query's temporary files ({tempfile.gettempdir()}"
+                               f"): {_explain(exc)}") from None
+        if isinstance(exc, (duckdb.OutOfMemoryException, MemoryError)):
+            limit = memory_limit(memory)
+            raise IrwError(f"query needs more memory than its limit ({limit} of memory and "
+                           f"{limit} of temporary files; --memory-limit): "
+                           f"{_explain(exc) if str(exc) else 'out of memory'}") from None
+        if isinstance(exc, duckdb.InterruptException):
+            raise
+        hint = _separator_hint(text) if isinstance(exc, duckdb.ParserException) else ""
+        raise IrwError(f"query failed: {_explain(exc)}{hint}") from None
+
+
+def trimmed(text: str) -> str:
+    """The query without the spaces around it, Unicode ones and a byte-order mark included
+    (SQL copied from a web page may begin with a no-break space or U+2028)."""
+    return text.strip().lstrip("\ufeff").strip()
+
+
+def _separator_hint(text: str) -> str:
+    """Why a query that fails to parse may fail: a Unicode line separator between its words,
+    which DuckDB reads as neither space nor line break (inside a string it is fine)."""
+    for ch in ("\u2028", "\u2029", "\x85"):
+        if ch in text:
+            return (f" (the query holds U+{ord(ch):04X}, a line separator DuckDB does not "
+                    "read as one, as SQL copied from a web page may: replace it with a line "
+                    "break)")
+    return ""
 
 
 def _explain(exc: Exception) -> str:
-    message = str(exc).splitlines()[0]
+    message = first_line(str(exc))
     missing = re.search(r"with name (\w+) does not exist", message)
     if missing and missing.group(1) in ANALYST_RELATIONS:
         message += (f" ({missing.group(1)} is an analyst view added after this "
@@ -163,8 +188,7 @@ def _cell(value, width: int) -> str:
         text = "nan" if math.isnan(value) else f"{value:.4f}"
     else:
         text = str(value)
-    text = text.replace("\n", " ").replace("\t", " ")
-    return text if len(text) <= width else text[:width - 1] + "…"
+    return clean(text, width)
 
 
 def table_text(table: pa.Table, *, max_rows: int = 40, max_width: int = 40,
@@ -259,33 +283,30 @@ def write_result(result: pa.Table | pa.RecordBatchReader, fmt: str, *,
         raise IrwError(f"unknown format {fmt!r}; use one of {', '.join(OUTPUT_FORMATS)}")
     if fmt == "parquet" and out is None:
         raise IrwError("--format parquet needs --out FILE")
-    if out is not None:
-        _check_out(Path(out))
     reader = (pa.RecordBatchReader.from_batches(result.schema, result.to_batches())
               if isinstance(result, pa.Table) else result)
     reader = _renamed(reader, fmt, note)
-    if fmt == "parquet":
-        import pyarrow.parquet as pq
-        with pq.ParquetWriter(str(out), reader.schema) as writer:
-            for batch in reader:
-                writer.write_batch(batch)
+    if out is None:
+        _write_text(reader, fmt, stream or sys.stdout, max_rows)
         return
-    with (open(out, "w", encoding="utf-8") if out is not None
-          else nullcontext(stream or sys.stdout)) as target:
-        if fmt == "table":
-            _write_table(reader, target, max_rows)
-        elif fmt == "csv":
-            _write_csv(reader, target)
+    with written(out) as tmp:       # complete or absent: never a truncated file
+        if fmt == "parquet":
+            from .tables import batch_writer
+            with batch_writer("parquet", tmp, reader.schema) as writer:
+                for batch in reader:
+                    writer.write_batch(batch)
         else:
-            _write_json(reader, target)
+            with open(tmp, "w", encoding="utf-8") as target:
+                _write_text(reader, fmt, target, max_rows)
 
 
-def _check_out(out: Path) -> None:
-    """Refuse an --out that cannot be written before the query runs."""
-    if out.is_dir():
-        raise IrwError(f"--out {out} is a folder; give a file name")
-    if not out.parent.is_dir():
-        raise IrwError(f"--out {out}: no folder {out.parent}")
+def _write_text(reader: pa.RecordBatchReader, fmt: str, target, max_rows: int) -> None:
+    if fmt == "table":
+        _write_table(reader, target, max_rows)
+    elif fmt == "csv":
+        _write_csv(reader, target)
+    else:
+        _write_json(reader, target)
 
 
 def _write_table(reader: pa.RecordBatchReader, target, max_rows: int) -> None:

@@ -29,6 +29,7 @@ import re
 from collections.abc import Iterator
 
 from ..errors import IrwError
+from ..failures import first_line
 
 
 class QueryRefused(IrwError):
@@ -85,6 +86,7 @@ def check_query(text: str) -> None:
     one)."""
     if not text or not text.strip():
         raise QueryRefused("empty query")
+    _check_size(text)
     try:
         explained = _explained(text)
         if explained is not None:
@@ -100,6 +102,40 @@ def check_query(text: str) -> None:
         raise QueryRefused("refused: the query is nested too deeply to be checked") from None
 
 
+_WORD = re.compile(rb"\w+|\S")
+# The size of a query DuckDB is asked to plan: planning cannot be interrupted and its memory is
+# not under --memory-limit (a UNION ALL of 8,000 branches took 24 s and 1.9 GB at --timeout 5
+# --memory-limit 200MB), so larger queries are refused before DuckDB plans them. A query of
+# 1,000 branches is planned in about 1 s; 20,000 tokens is ten pages of SQL.
+MAX_TOKENS = 20_000
+MAX_BRANCHES = 1_000            # SELECTs joined by UNION, INTERSECT, EXCEPT
+MAX_JOINED = 64                 # relations joined in one FROM (100 took 3 s to plan, 200 26 s)
+_SET_OPERATIONS = frozenset({b"UNION", b"INTERSECT", b"EXCEPT"})
+
+
+def _check_size(text: str) -> None:
+    """Refuse a query too large to plan within its limits (MAX_TOKENS, MAX_BRANCHES), with
+    DuckDB's tokenizer (0.1 s for 200,000 tokens)."""
+    import duckdb
+    try:
+        tokens = duckdb.tokenize(text)
+    except duckdb.Error:
+        return                          # a parse error: the checks below name it
+    data = text.encode("utf-8")
+    branches = 1 + sum(1 for pos, kind in tokens if "keyword" in str(kind)
+                       and data[pos:pos + 9].split(None, 1)[0].upper() in _SET_OPERATIONS)
+    if branches > MAX_BRANCHES:
+        _refuse_size(f"{branches:,} UNION/INTERSECT/EXCEPT branches (at most {MAX_BRANCHES:,})")
+    if len(tokens) > MAX_TOKENS:
+        _refuse_size(f"{len(tokens):,} tokens (at most {MAX_TOKENS:,})")
+
+
+def _refuse_size(what: str) -> None:
+    raise QueryRefused(f"refused: the query is too large to plan within its limits ({what}); "
+                       "split it, or put long lists of values in a table (irw sql --write) "
+                       "and join it")
+
+
 def _explained(text: str) -> str | None:
     """The query of `EXPLAIN [ANALYZE|ANALYSE] [(FORMAT name)] query`, found with DuckDB's
     own tokenizer (comments skipped); None when `text` is not an EXPLAIN."""
@@ -108,7 +144,10 @@ def _explained(text: str) -> str | None:
         tokens = [pos for pos, kind in duckdb.tokenize(text) if "comment" not in str(kind)]
     except duckdb.Error:
         return None
-    words = [re.match(r"\w+|\S", text[pos:]).group(0).upper() for pos in tokens]
+    data = text.encode("utf-8")         # tokenize gives byte offsets
+    # matched in place (a slice per token made a 100,000-token query quadratic)
+    words = [m.group(0).decode("utf-8", "replace").upper() if m else ""
+             for m in (_WORD.match(data, pos) for pos in tokens)]
     if not words or words[0] != "EXPLAIN":
         return None
     k = 1
@@ -116,7 +155,7 @@ def _explained(text: str) -> str | None:
         k += 1
     if words[k:k + 2] == ["(", "FORMAT"] and k + 3 < len(words) and words[k + 3] == ")":
         k += 4
-    return text[tokens[k]:] if k < len(tokens) else ""
+    return data[tokens[k]:].decode("utf-8") if k < len(tokens) else ""
 
 
 def _first_keyword(text: str) -> str:
@@ -154,7 +193,7 @@ def _check_with_sqlglot(text: str) -> None:
     try:
         statements = _parse(text)
     except SqlglotError as exc:
-        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        first = first_line(str(exc)) or type(exc).__name__
         raise QueryRefused(f"refused: cannot parse the query ({first})") from None
     if len(statements) != 1:
         _refuse(f"{len(statements)} statements (only one query at a time)")
@@ -200,7 +239,7 @@ def _check_with_duckdb_statements(text: str, kind: str = "SELECT") -> bool:
     try:
         statements = con.extract_statements(text)
     except duckdb.Error as exc:
-        first = str(exc).splitlines()[0]
+        first = first_line(str(exc))
         if "expression depth" in first:
             # DuckDB 2 stops at its own depth limit before Python's recursion limit is reached.
             raise QueryRefused("refused: the query is nested too deeply to be checked "
@@ -302,6 +341,9 @@ def _check_with_duckdb_tree(text: str) -> None:
         con.close()
     if tree.get("error"):
         raise QueryRefused(f"refused: cannot parse the query ({tree.get('error_message')})")
+    joined = max((_joined(node) for node in _join_trees(tree)), default=0)
+    if joined > MAX_JOINED:
+        _refuse_size(f"{joined} relations joined in one FROM (at most {MAX_JOINED})")
     for node in _dicts(tree):
         name = node.get("function_name")
         if isinstance(name, str) and function_denied(name):
@@ -313,6 +355,25 @@ def _check_with_duckdb_tree(text: str) -> None:
                 literal = lit.get("literal")
                 if isinstance(literal, dict) and looks_like_file(str(literal.get("text", ""))):
                     _refuse(f"table function argument {literal['text']!r} names a file or URL")
+
+
+def _join_trees(value, in_join: bool = False) -> Iterator[dict]:
+    """The JOIN nodes of DuckDB's tree that are the root of a join (a FROM's relations)."""
+    if isinstance(value, dict):
+        is_join = value.get("type") == "JOIN"
+        if is_join and not in_join:
+            yield value
+        for key, v in value.items():
+            yield from _join_trees(v, is_join and key in ("left", "right"))
+    elif isinstance(value, list):
+        for v in value:
+            yield from _join_trees(v)
+
+
+def _joined(join: dict) -> int:
+    """The number of relations a join tree joins."""
+    return sum(_joined(side) if side.get("type") == "JOIN" else 1
+               for side in (join.get("left") or {}, join.get("right") or {}))
 
 
 def _dicts(value) -> Iterator[dict]:

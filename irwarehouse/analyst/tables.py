@@ -11,6 +11,7 @@ import pyarrow as pa
 
 from ..errors import InputError, WarehouseError
 from ..formats.lines import check_path
+from ..outfiles import written
 from ..store.ingest import store_staged_run
 
 EXPORT_FORMATS = ("parquet", "csv", "arrow")
@@ -52,32 +53,24 @@ def write_stream(reader: pa.RecordBatchReader, fmt: str, out: str | Path) -> int
     Written to a temporary name first, so a failed export leaves no half file."""
     if fmt not in EXPORT_FORMATS:
         raise WarehouseError(f"unknown format {fmt!r}; use one of {', '.join(EXPORT_FORMATS)}")
-    out = Path(out)
-    tmp = out.with_name(out.name + ".part")
     rows = 0
-    try:
-        if fmt == "parquet":
-            import pyarrow.parquet as pq
-            with pq.ParquetWriter(str(tmp), reader.schema) as writer:
-                for batch in reader:
-                    writer.write_batch(batch)
-                    rows += batch.num_rows
-        elif fmt == "csv":
-            import pyarrow.csv as pacsv
-            with pacsv.CSVWriter(str(tmp), reader.schema) as writer:
-                for batch in reader:
-                    writer.write_batch(batch)
-                    rows += batch.num_rows
-        else:
-            from pyarrow import ipc
-            with ipc.new_file(str(tmp), reader.schema) as writer:
-                for batch in reader:
-                    writer.write_batch(batch)
-                    rows += batch.num_rows
-        tmp.replace(out)
-    finally:
-        tmp.unlink(missing_ok=True)
+    with written(out) as tmp, batch_writer(fmt, tmp, reader.schema) as writer:
+        for batch in reader:
+            writer.write_batch(batch)
+            rows += batch.num_rows
     return rows
+
+
+def batch_writer(fmt: str, path: Path, schema: pa.Schema):
+    """pyarrow's writer of `fmt` (parquet, csv, arrow) to `path`, a context manager."""
+    if fmt == "parquet":
+        import pyarrow.parquet as pq
+        return pq.ParquetWriter(str(path), schema)
+    if fmt == "csv":
+        import pyarrow.csv as pacsv
+        return pacsv.CSVWriter(str(path), schema)
+    from pyarrow import ipc
+    return ipc.new_file(str(path), schema)
 
 
 # -- import ------------------------------------------------------------------------------------
@@ -187,7 +180,8 @@ def ingest_run_table(con: duckdb.DuckDBPyConnection, table, campaign: str, *,
     """Store a run given as an Arrow table, a pandas DataFrame or a Parquet file."""
     arrow, source, digest = as_arrow(table)
     tag = stage_run_table(con, arrow, source, keep_first=keep_first)
-    if not (name or tag):
+    if name is None and not tag:
         raise WarehouseError("a run table without a tag column needs a name")
-    return store_staged_run(con, campaign, name=name or tag, team=team, source=source,
+    return store_staged_run(con, campaign, name=tag if name is None else name, team=team,
+                            source=source,
                             digest=digest, replace=replace)

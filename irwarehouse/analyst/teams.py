@@ -18,6 +18,7 @@ import duckdb
 
 from ..errors import InputError, WarehouseError
 from ..formats.trec import tsv_lines
+from ..store import digests
 from ..store.ingest import campaign_id, check_name, transaction
 
 _PREFIX = re.compile(r"^([^0-9._-]+)")
@@ -84,6 +85,7 @@ def set_teams(con: duckdb.DuckDBPyConnection, campaign: str, teams: dict[str, st
     with transaction(con, f"the teams of campaign {campaign}"):
         con.executemany("UPDATE run SET team = ? WHERE campaign_id = ? AND name = ?",
                         [[teams[r], cid, r] for r in matched])
+        digests.touch(con, "run", "campaign_id = ?", [cid])
     stored_set = set(stored)
     return (len(matched), sorted(r for r in teams if r not in stored_set),
             [r for r in stored if r not in teams])

@@ -74,7 +74,7 @@ def sql_cmd(
         if explain or spark_master or data:
             raise IrwError("--explain, --spark-master and --data are for --engine spark")
         with query_stream(_warehouse_path(warehouse), text, write=write, timeout=timeout,
-                          memory=memory_limit) as result:
+                          memory=memory_limit, hard_limit=True) as result:
             write_result(result, fmt.value, out=out, max_rows=max_rows)
     _guard(body)
 

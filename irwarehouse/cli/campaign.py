@@ -103,10 +103,11 @@ def _render(records: list[dict], fmt: str) -> str:
         return render([{**r, "qrels": " ".join(r["qrels"])} for r in records], fmt)
     if not records:
         return "no campaigns (ingest qrels and runs with `irw ingest`)\n"
+    from ..failures import clean
     table = [["campaign", "runs", "topics", "qrels", "profile"]] + [
-        [r["campaign"], str(r["runs"]), str(r["topics"]),
-         f"{len(r['qrels'])} ({', '.join(r['qrels'])})" if r["qrels"] else "0",
-         r["profile"] or "-"] for r in records]
+        [clean(r["campaign"]), str(r["runs"]), str(r["topics"]),
+         clean(f"{len(r['qrels'])} ({', '.join(r['qrels'])})") if r["qrels"] else "0",
+         clean(r["profile"]) or "-"] for r in records]
     widths = [max(len(row[i]) for row in table) for i in range(4)]
     return "".join("  ".join(f"{c:<{w}}" for c, w in zip(row, widths)) + "  " + row[4] + "\n"
                    for row in table)

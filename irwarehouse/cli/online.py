@@ -156,7 +156,8 @@ def interleave(
         from ..online import interleave_store as ist
         if run is not None and len(run) != 2:
             raise IrwError("give exactly two runs: --run A --run B")
-        label = name or (f"{run[0]}~{run[1]}.{method.value}.{seed}" if run else None)
+        label = name if name is not None else \
+            (f"{run[0]}~{run[1]}.{method.value}.{seed}" if run else None)
         with _open(warehouse, create=False) as wh:
             if run and (clicks is None or not _exists(wh.con, campaign, label)):
                 params = {"first": None if first == First.random else first.value,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ..errors import WarehouseError
 from ..options import OPTIONS, EvalSettings
+from ..store import digests
 from ..store.ingest import campaign_id, transaction
 
 PROFILE = "the campaign's profile"
@@ -54,13 +55,14 @@ def save_profile(con, campaign: str, settings: EvalSettings) -> EvalSettings:
     gain_map = parse_gains(merged.gains, monotone=False) if merged.gains else None
     values = [getattr(merged, o.field) for o in _STORED]
     with transaction(con, f"the profile of campaign {campaign}"):
-        con.execute("DELETE FROM campaign_profile WHERE campaign_id = ?", [cid])
+        digests.delete(con, "campaign_profile", "campaign_id = ?", [cid])
         con.execute(f"INSERT INTO campaign_profile (campaign_id, qrels_id, {', '.join(_COLUMNS)},"
                     f" gain_map) VALUES (?, ?, {', '.join('?' * len(_COLUMNS))}, "
                     "map(?::INTEGER[], ?::DOUBLE[]))",
                     [cid, qrels_id, *values, list(gain_map or {}) if gain_map is not None
                      else None, list((gain_map or {}).values()) if gain_map is not None
                      else None])
+        digests.touch(con, "campaign_profile", "campaign_id = ?", [cid])
     return merged
 
 
@@ -69,7 +71,8 @@ def clear_profile(con, campaign: str) -> bool:
     cid = campaign_id(con, campaign)
     had = con.execute("SELECT count(*) FROM campaign_profile WHERE campaign_id = ?",
                       [cid]).fetchall()[0][0]
-    con.execute("DELETE FROM campaign_profile WHERE campaign_id = ?", [cid])
+    with transaction(con, f"the clearing of the profile of campaign {campaign}"):
+        digests.delete(con, "campaign_profile", "campaign_id = ?", [cid])
     return bool(had)
 
 

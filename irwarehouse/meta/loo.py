@@ -23,6 +23,8 @@ import numpy as np
 from ..engine.evaluate import EvalOptions, evaluate
 from ..errors import WarehouseError
 from ..measures import parse_measures
+from ..store import digests
+from ..store.connection import rollback
 from .pools import PoolInfo, pool_info
 from .rankcorr import kendall_tau
 
@@ -161,12 +163,15 @@ def leave_one_team_out(con: duckdb.DuckDBPyConnection, *, pool_id: int, qrels_id
                 {"q": qrels_id, "l": loo_id, "p": pool_id, "t": team}).fetchone()
             con.execute("UPDATE qrels SET num_rows = (SELECT count(*) FROM judgment "
                         "WHERE qrels_id = $l) WHERE qrels_id = $l", {"l": loo_id})
+            digests.touch_owner(con, "qrels_id", [loo_id])
             team_runs = [rid for rid, _, t in members if t == team]
             result = evaluate(con, team_runs, loo_id, requests, options)
             for m in names:
                 loo_means[m].update(_means(result, m))
+        if keep:
+            digests.seal(con)
     except BaseException:
-        con.execute("ROLLBACK")
+        rollback(con)
         raise
     con.execute("COMMIT" if keep else "ROLLBACK")
     result = _compare(pool_id, qrels_id, names, members, full_means, loo_means, unique_docs,
@@ -179,7 +184,7 @@ def _derived_qrels(con, campaign_id: int, qrels_id: int, name: str) -> int:
                       [campaign_id, name]).fetchone()
     if old:
         for table in ("judgment", "score", "qrels"):
-            con.execute(f"DELETE FROM {table} WHERE qrels_id = ?", [old[0]])
+            digests.delete(con, table, "qrels_id = ?", [old[0]])
     return con.execute("""
         INSERT INTO qrels (campaign_id, name, format, source_path, sha256, num_rows)
         SELECT campaign_id, ?, format, 'derived from qrels ' || ?, NULL, 0

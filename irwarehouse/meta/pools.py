@@ -28,6 +28,8 @@ import pyarrow as pa
 
 from ..errors import WarehouseError
 from ..store.ingest import campaign_id as _campaign_id
+from ..store.ingest import check_name
+from ..store import digests
 from ..store.ingest import transaction
 
 POOL_SQL = """
@@ -130,12 +132,14 @@ def build_pool(con: duckdb.DuckDBPyConnection, campaign: str, *, depth: int,
     ``replace``."""
     request = pool_request(con, campaign, depth=depth, runs=runs, teams=teams,
                            team_pattern=team_pattern, qrels_id=qrels_id)
-    return _write_pool(con, request, name or f"depth{depth}", replace=replace)
+    return _write_pool(con, request, f"depth{depth}" if name is None else name,
+                       replace=replace)
 
 
 def _write_pool(con: duckdb.DuckDBPyConnection, request: PoolRequest, name: str, *,
                 replace: bool) -> int:
     cid = _campaign_id(con, request.campaign)
+    check_name("pool", name)
     with transaction(con):
         old = con.execute("SELECT pool_id FROM pool WHERE campaign_id = ? AND name = ?",
                           [cid, name]).fetchone()
@@ -155,6 +159,7 @@ def _write_pool(con: duckdb.DuckDBPyConnection, request: PoolRequest, name: str,
         con.executemany("INSERT INTO pool_run VALUES (?, ?, ?)",
                         [(pool_id, run_id, team) for run_id, _, team in request.members])
         con.execute(POOL_SQL, {"pool_id": pool_id, "depth": request.depth})
+        digests.touch_owner(con, "pool_id", [pool_id])
     return pool_id
 
 
@@ -229,7 +234,7 @@ def differences(info: PoolInfo, request: PoolRequest, *,
 
 def drop_pool(con: duckdb.DuckDBPyConnection, pool_id: int) -> None:
     for table in ("pool_doc", "pool_run", "pool"):
-        con.execute(f"DELETE FROM {table} WHERE pool_id = ?", [pool_id])
+        digests.delete(con, table, "pool_id = ?", [pool_id])
 
 
 def pool_id(con: duckdb.DuckDBPyConnection, campaign: str, name: str) -> int:

@@ -8,6 +8,8 @@ import io
 import json
 import math
 
+from ..failures import clean
+
 FORMATS = ("table", "tsv", "csv", "json")
 
 
@@ -20,7 +22,7 @@ def _cell(value) -> str:
         if math.isnan(value):
             return "-"
         return f"{value:.4f}"
-    return str(value)
+    return clean(str(value), 10**6)     # names as stored: nothing that moves the terminal
 
 
 def table_text(records: list[dict], columns: list[str] | None = None) -> str:

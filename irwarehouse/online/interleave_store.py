@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError, WarehouseError
+from ..store import digests
 from ..store.ingest import campaign_id, check_name, replace_named, transaction
 from . import interleave as il
 
@@ -66,7 +67,8 @@ def make(con, campaign: str, run_a: str, run_b: str, *, method: str = "team_draf
     skipped = sorted(set(a) ^ set(b))
     if not topics:
         raise WarehouseError(f"runs {run_a!r} and {run_b!r} share no topic")
-    name = check_name("interleaving", name or f"{run_a}~{run_b}.{method}.{seed}")
+    name = check_name("interleaving",
+                      f"{run_a}~{run_b}.{method}.{seed}" if name is None else name)
     lists = {t: il.interleave(method, a[t], b[t], depth, topic_rng(seed, t), **params)
              for t in topics}
     param_text = ";".join(f"{k}={v}" for k, v in sorted(params.items()) if v is not None)
@@ -83,6 +85,7 @@ def make(con, campaign: str, run_a: str, run_b: str, *, method: str = "team_draf
             INSERT INTO interleaved_row (interleaving_id, topic, rank, doc, team, rank_a, rank_b,
                                          credit_a, credit_b, list_probability)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""", list(_rows(iid, lists, a, b)))
+        digests.touch_owner(con, "interleaving_id", [iid])
     if out is not None:
         write_run_file(out, lists, name)
     return MadeInterleaving(iid, name, len(topics), skipped)
@@ -101,7 +104,8 @@ def _rows(iid: int, lists, a, b):
 
 def write_run_file(path: Path, lists, tag: str) -> None:
     """TREC run format: topic Q0 doc rank score tag, score = list length - rank + 1."""
-    with open(path, "w", encoding="utf-8") as f:
+    from ..outfiles import written
+    with written(path) as tmp, open(tmp, "w", encoding="utf-8") as f:
         for topic in sorted(lists):
             docs = lists[topic].docs
             f.writelines(f"{topic} Q0 {doc} {i + 1} {len(docs) - i} {tag}\n" for i, doc in enumerate(docs))
@@ -170,12 +174,13 @@ def infer_outcomes(con, campaign: str, name: str, clicks_path) -> int:
         out.append((iid, session, query_no, imp["topic"], len(imp["clicks"]), ca, cb,
                     il.outcome(ca, cb)))
     with transaction(con):
-        con.execute("DELETE FROM interleaving_outcome WHERE interleaving_id = ? AND "
-                    "list_contains(?, session)", [iid, sorted({k[0] for k in impressions})])
+        digests.delete(con, "interleaving_outcome", "interleaving_id = ? AND "
+                       "list_contains(?, session)", [iid, sorted({k[0] for k in impressions})])
         con.executemany("""
             INSERT INTO interleaving_outcome (interleaving_id, session, query_no, topic, clicks,
                                               credit_a, credit_b, outcome)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?)""", out)
+        digests.touch(con, "interleaving_outcome", "interleaving_id = ?", [iid])
     return len(out)
 
 

@@ -254,9 +254,12 @@ def store_qrels_id(con, campaign: str, qrels: str | None, *, create: bool) -> in
     cid = con.execute("SELECT campaign_id FROM campaign WHERE name = ?", [campaign]).fetchone()
     if cid is None:
         raise WarehouseError(f"no campaign {campaign!r}")
-    return con.execute("""INSERT INTO qrels (campaign_id, name, format, num_rows)
-                          VALUES (?, 'clicks', 'none', 0) RETURNING qrels_id""",
-                       [cid[0]]).fetchone()[0]
+    from ..store import digests
+    qid = con.execute("""INSERT INTO qrels (campaign_id, name, format, num_rows)
+                         VALUES (?, 'clicks', 'none', 0) RETURNING qrels_id""",
+                      [cid[0]]).fetchone()[0]
+    digests.touch(con, "qrels", "qrels_id = ?", [qid])
+    return qid
 
 
 def definition_hash(req: OnlineRequest) -> str:
@@ -266,6 +269,7 @@ def definition_hash(req: OnlineRequest) -> str:
 def store(con, campaign: str, requests, rows, *, qrels: str | None, level: str) -> int:
     """Replace the stored values of these measures for the runs evaluated (every level, so that
     one measure never holds two levels) and insert the new rows. Returns the rows written."""
+    from ..store import digests
     from ..store.ingest import transaction
     by_name = {r.name: r for r in requests}
     with transaction(con):
@@ -276,8 +280,8 @@ def store(con, campaign: str, requests, rows, *, qrels: str | None, level: str) 
         done = set()
         for measure, run, _, _ in rows:
             if (measure, run) not in done:
-                con.execute("DELETE FROM score WHERE qrels_id = ? AND run_id = ? AND measure = ?",
-                            [qid, runs[run], measure])
+                digests.delete(con, "score", "qrels_id = ? AND run_id = ? AND measure = ?",
+                               [qid, runs[run], measure])
                 done.add((measure, run))
         values = []
         for measure, run, topic, value in rows:
@@ -289,6 +293,7 @@ def store(con, campaign: str, requests, rows, *, qrels: str | None, level: str) 
             INSERT INTO score (run_id, qrels_id, topic, measure, family, params, options, value,
                                definition_hash)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""", values)
+        digests.touch(con, "score", "qrels_id = ?", [qid])
     return len(values)
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from ..errors import InputError, WarehouseError
 from ..formats.trec import sha256_of
 from ..sqlfiles import DOMAIN_FILES
+from ..store import digests
 from ..store.ingest import campaign_id, check_name, transaction
 
 SQL_FILES = DOMAIN_FILES["online"]
@@ -35,7 +36,9 @@ def ingest_sessions(con, path, campaign: str, *, run: str | None = None,
     from .formats import read_sessions
     path = Path(path)
     table, has = read_sessions(path)
-    name = check_name("run", run or path.name)
+    name = check_name("run", path.name if run is None else run)
+    if team is not None:
+        check_name("team", team)
     digest = sha256_of(path)
     con.register("stage_session", table)
     try:
@@ -57,6 +60,7 @@ def ingest_sessions(con, path, campaign: str, *, run: str | None = None,
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)""",
                         [rid, cid, str(path.resolve()), digest, table.num_rows, sessions,
                          has["clicked"], has["click_time"], has["dwell"]])
+            digests.touch_owner(con, "run_id", [rid])
     finally:
         con.unregister("stage_session")
     return rid, table.num_rows, sessions
@@ -78,7 +82,7 @@ def _session_run(con, cid: int, campaign: str, name: str, team, path: Path, dige
             raise WarehouseError(f"{path}: session log {name!r} is already in campaign "
                                  f"{campaign!r} (use --replace to replace it)")
         for table in ("session_row", "session_log", "score", "run"):
-            con.execute(f"DELETE FROM {table} WHERE run_id = ?", [old[0]])
+            digests.delete(con, table, "run_id = ?", [old[0]])
     return con.execute("""
         INSERT INTO run (campaign_id, name, team, source_path, sha256, num_rows)
         VALUES (?, ?, ?, ?, ?, ?) RETURNING run_id""",
@@ -117,13 +121,14 @@ def ingest_preferences(con, path, campaign: str | None = None, *,
                 raise InputError(path, lineno, f"no run {name!r} in the campaign")
     with transaction(con, f"the preferences of {path.name}"):
         if replace:
-            con.execute("DELETE FROM preference WHERE campaign_id = ?", [cid])
+            digests.delete(con, "preference", "campaign_id = ?", [cid])
         con.executemany("""
             INSERT INTO preference (campaign_id, topic, left_run, right_run, preference,
                                     assessor, source_path, file_order)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
                         [(cid, t, lft, rgt, p, a, str(path.resolve()), lineno)
                          for lineno, t, lft, rgt, p, a in rows])
+        digests.touch(con, "preference", "campaign_id = ?", [cid])
     return len(rows)
 
 
@@ -144,7 +149,8 @@ def ingest_known(con, path, campaign: str | None = None, *, replace: bool = Fals
     with transaction(con, f"the known documents of {path.name} in campaign {campaign}"):
         cid = campaign_id(con, campaign, create=True)
         if replace:
-            con.execute("DELETE FROM known_doc WHERE campaign_id = ?", [cid])
+            digests.delete(con, "known_doc", "campaign_id = ?", [cid])
         con.executemany('INSERT OR IGNORE INTO known_doc (campaign_id, "user", topic, doc) '
                         "VALUES (?, ?, ?, ?)", [(cid, u, t, d) for _, u, t, d in rows])
+        digests.touch(con, "known_doc", "campaign_id = ?", [cid])
     return len(rows)

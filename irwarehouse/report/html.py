@@ -121,13 +121,15 @@ def img(b64: str, alt: str, name: str) -> str:
 
 def page(title: str, heading: str, facts: dict[str, str], sections: list[str]) -> str:
     """A self-contained page: `facts` (already escaped) as a two-column table under the
-    heading, then the sections."""
+    heading, then the sections; unsafe characters of names or values (right-to-left
+    overrides, zero-width characters: failures.unsafe) shown escaped, not obeyed."""
+    from ..failures import escaped
     rows = "".join(f"<tr><td>{k}</td><td>{v}</td></tr>" for k, v in facts.items())
-    return "\n".join([
+    return escaped("\n".join([
         (f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}"
          f"</title><style>{CSS}</style></head><body>"),
         f"<h1>{html.escape(heading)}</h1>",
         f"<table class=meta>{rows}</table>",
         *sections,
         "</body></html>",
-    ])
+    ]), keep="\n\t\r")

@@ -101,6 +101,10 @@ def export_campaign(con: duckdb.DuckDBPyConnection, campaign: str | list[str] | 
         if out.exists():
             shutil.rmtree(out)
         work.rename(out)
+    except OSError as exc:          # named by the folder asked for, not the temporary one
+        shutil.rmtree(work, ignore_errors=True)
+        from ..outfiles import named
+        raise named(exc, out) from None
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise

@@ -29,7 +29,7 @@ from ..sqlfiles import (
     sql_digest,
     statements,
 )
-from . import interrupts
+from . import digests, interrupts
 from .locking import open_waiting
 
 DEFAULT_PATH = "irw.duckdb"
@@ -168,9 +168,8 @@ def _backfill(con: duckdb.DuckDBPyConnection) -> None:
     their list lengths (run_list) and judged rows (judged_row), and the catalog measure of
     stored scores (score.family)."""
     from .ingest import store_judged_rows
-    from .integrity import backfill_digests
     from .rekey import backfill_gain_maps, rekey_scores
-    con.execute("""
+    changed = con.execute("""
         UPDATE run_row SET score_rank = ranked.r
         FROM (SELECT rowid AS rid,
                      row_number() OVER (
@@ -180,10 +179,14 @@ def _backfill(con: duckdb.DuckDBPyConnection) -> None:
               FROM run_row
               WHERE run_id IN (SELECT DISTINCT run_id FROM run_row WHERE score_rank IS NULL)
              ) ranked
-        WHERE run_row.rowid = ranked.rid""")
-    con.execute("""
-        INSERT INTO run_list SELECT run_id, topic, count(*) FROM run_row
-        WHERE run_id NOT IN (SELECT DISTINCT run_id FROM run_list) GROUP BY run_id, topic""")
+        WHERE run_row.rowid = ranked.rid""").fetchone()[0]
+    if changed:
+        digests.touch(con, "run_row")
+    if con.execute("""
+            INSERT INTO run_list SELECT run_id, topic, count(*) FROM run_row
+            WHERE run_id NOT IN (SELECT DISTINCT run_id FROM run_list)
+            GROUP BY run_id, topic""").fetchone()[0]:
+        digests.touch(con, "run_list")
     # judged rows of every campaign that has none yet (an older warehouse has none at all)
     for (cid,) in con.execute("""
             SELECT campaign_id FROM qrels
@@ -196,9 +199,10 @@ def _backfill(con: duckdb.DuckDBPyConnection) -> None:
                                           [cid]).fetchall()]
         store_judged_rows(con, qrels, runs)
     _backfill_score_family(con)
-    rekey_scores(con)
-    backfill_gain_maps(con)
-    backfill_digests(con)
+    if rekey_scores(con)[0]:
+        digests.touch(con, "score")
+    if backfill_gain_maps(con):
+        digests.touch(con, "campaign_profile")
 
 
 def _backfill_score_family(con: duckdb.DuckDBPyConnection) -> None:
@@ -214,12 +218,14 @@ def _backfill_score_family(con: duckdb.DuckDBPyConnection) -> None:
         if len(requests) == 1:
             con.execute("UPDATE score SET family = ? WHERE measure = ?",
                         [requests[0].mdef.name, measure])
+            digests.touch(con, "score", "measure = ?", [measure])
 
 
 def upgrade(con: duckdb.DuckDBPyConnection) -> None:
     """Bring a warehouse file up to this version's SQL in one transaction: the schema, every
     context and metric macro (persistent), the metric macros analysts call, the measure
-    catalog, and what older warehouses lack (_backfill); then record the SQL's digest. Done
+    catalog, and what older warehouses lack (_backfill); then record the SQL's digest and the
+    digests of the tables it changed (all of them in a file made before table digests). Done
     only when the recorded digest differs."""
     from ..measures import registry
     from .analyst_macros import analyst_macros
@@ -227,7 +233,9 @@ def upgrade(con: duckdb.DuckDBPyConnection) -> None:
     digest = sql_digest()
     con.execute("BEGIN TRANSACTION")
     try:
+        had_digests, before = digests.has_digests(con), _table_columns(con)
         con.execute(read_sql("schema.sql"))
+        digests.forget_tables(con)
         con.execute(context_section("shapes"))
         con.execute(_context_sql())
         _create_macros(con, metric_files())
@@ -244,10 +252,50 @@ def upgrade(con: duckdb.DuckDBPyConnection) -> None:
                         catalog_rows(defs) + domain_catalog_rows())
         _backfill(con)
         con.execute("INSERT OR REPLACE INTO irw_meta VALUES (?, ?)", [DIGEST_KEY, digest])
+        after = _table_columns(con)
+        # a table whose columns changed has new row hashes (store.digests)
+        digests.seal(con, list(digests.data_tables(con)) if not had_digests else
+                     ["irw_meta", "measure_catalog",
+                      *(t for t, columns in after.items() if before.get(t) != columns)])
         con.execute("COMMIT")
     except BaseException:
-        con.execute("ROLLBACK")
+        rollback(con)
         raise
+
+
+def rollback(con: duckdb.DuckDBPyConnection) -> None:
+    """ROLLBACK, tolerating a transaction DuckDB already ended (a failed COMMIT, an
+    invalidated transaction): the error that brought us here is the one to report."""
+    try:
+        con.execute("ROLLBACK")
+    except duckdb.Error:
+        pass
+
+
+@contextmanager
+def registered(con: duckdb.DuckDBPyConnection, name: str, data):
+    """`data` (an Arrow table) visible to SQL as `name` for a block. When the block fails
+    inside a transaction DuckDB has aborted (a full disk), the unregister is refused: the
+    block's error is the one to report."""
+    con.register(name, data)
+    try:
+        yield
+    except BaseException:
+        try:
+            con.unregister(name)
+        except duckdb.Error:
+            pass
+        raise
+    con.unregister(name)
+
+
+def _table_columns(con: duckdb.DuckDBPyConnection) -> dict[str, list[str]]:
+    return {t: c for t, c in con.execute("""
+        SELECT table_name, list(column_name ORDER BY column_index) FROM duckdb_columns()
+        WHERE database_name = current_database() AND schema_name = 'main'
+          AND table_name IN (SELECT table_name FROM duckdb_tables()
+                             WHERE database_name = current_database())
+        GROUP BY table_name""").fetchall()}
 
 
 def recorded_digest(con: duckdb.DuckDBPyConnection) -> str | None:
@@ -290,12 +338,22 @@ def connect(path: str | os.PathLike | None = None, *, read_only: bool = False,
         raise WarehouseError(f"no warehouse at {p} (create one with `irw init`)")
     if p.is_dir():
         raise WarehouseError(f"{p} is a folder, not a warehouse file")
+    made = not p.exists()
     con = open_waiting(p, read_only=read_only, wait=wait)
     interrupts.track(con)
     try:
         _prepare(con, p, read_only=read_only, macros=macros)
-    except BaseException:
-        con.close()                 # a failed open holds no lock on the file
+    except BaseException as exc:
+        try:
+            con.close()             # a failed open holds no lock on the file
+        except duckdb.Error:
+            pass
+        if made:                    # nor leaves a half-made warehouse (a full disk)
+            for leftover in (p, p.with_name(p.name + ".wal")):
+                leftover.unlink(missing_ok=True)
+            if "No space left on device" in str(exc):
+                raise StorageError(f"disk full: no room to create the warehouse {p} "
+                                   f"({_first_line(exc)}); no file was left") from None
         raise
     return con
 

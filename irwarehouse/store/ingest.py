@@ -12,10 +12,10 @@ from typing import NamedTuple
 import duckdb
 
 from ..errors import WarehouseError
-from ..failures import shown
+from ..failures import shown, unsafe
 from ..formats.trec import sha256_of, stage_qrels, stage_run, stage_runs_bulk
-from . import interrupts
-from .integrity import record_digests
+from . import digests, interrupts
+from .connection import rollback
 
 QRELS_FORMATS = ("qrels", "diversity", "ntcir_qrels", "sampleval", "prels")
 # sampled judgments with their stratum or inclusion probability (formats/sampled.py)
@@ -29,47 +29,51 @@ def transaction(con: duckdb.DuckDBPyConnection,
     """One transaction: everything or nothing (an interrupted ingest leaves no trace). A Ctrl-C
     before the COMMIT rolls it back; once the COMMIT runs, it and the record of what it kept
     (`what`, or what it returns when called at the COMMIT, for the interrupted command's last
-    line; store.interrupts) finish first."""
+    line; store.interrupts) finish first. The digests of what the block touched are re-recorded
+    before the COMMIT (store.digests)."""
     con.execute("BEGIN TRANSACTION")
     try:
         yield
+        digests.seal(con)
         interrupts.check()
     except BaseException:
-        _rollback(con)
+        rollback(con)
         raise
     with interrupts.deferred():
         try:
             con.execute("COMMIT")
         except BaseException:
-            _rollback(con)          # a COMMIT that failed (disk full) leaves nothing open
+            rollback(con)          # a COMMIT that failed (disk full) leaves nothing open
             raise
-        interrupts.kept(what() if callable(what) else what)
-
-
-def _rollback(con: duckdb.DuckDBPyConnection) -> None:
-    """ROLLBACK, tolerating a transaction DuckDB already ended (a failed COMMIT, an invalidated
-    transaction): the error that brought us here is the one to report."""
-    try:
-        con.execute("ROLLBACK")
-    except duckdb.Error:
-        pass
+        if digests.in_file(con):   # files evaluated in memory keep nothing
+            interrupts.kept(what() if callable(what) else what)
 
 
 def campaign_id(con: duckdb.DuckDBPyConnection, name: str, *, create: bool = False) -> int:
+    """The id of campaign `name`; with `create`, a new campaign when there is none (its name
+    checked as every name is, check_name)."""
     row = con.execute("SELECT campaign_id FROM campaign WHERE name = ?", [name]).fetchone()
     if row:
         return row[0]
     if not create:
-        raise WarehouseError(f"no campaign {name!r} in the warehouse")
-    return con.execute("INSERT INTO campaign (name) VALUES (?) RETURNING campaign_id",
-                       [name]).fetchone()[0]
+        raise WarehouseError(f"no campaign {shown(name)} in the warehouse")
+    check_name("campaign", name)
+    cid = con.execute("INSERT INTO campaign (name) VALUES (?) RETURNING campaign_id",
+                      [name]).fetchone()[0]
+    digests.touch(con, "campaign", "campaign_id = ?", [cid])
+    return cid
 
 
 def check_name(kind: str, name: str) -> str:
-    if not name or not name.strip() or len(name) > NAME_LIMIT or \
-            re.search(r"[\x00-\x1f\x7f-\x9f\ufeff]", name):
-        raise WarehouseError(f"bad {kind} name {shown(name)} (names are 1 to {NAME_LIMIT} "
-                             "characters, no control characters)")
+    """A campaign, run, team, qrels (or other stored) name as every path that stores one
+    checks it: 1 to NAME_LIMIT characters, not only spaces, and none of the characters that
+    can move, hide or reorder what a terminal, a page or a plot shows (failures.unsafe: line
+    breaks, escape sequences, right-to-left overrides, zero-width characters)."""
+    if not isinstance(name, str) or not name.strip() or len(name) > NAME_LIMIT or \
+            any(unsafe(ch) for ch in name):
+        raise WarehouseError(f"bad {kind} name {shown(str(name))} (names are 1 to "
+                             f"{NAME_LIMIT} characters, without control, format or "
+                             "zero-width characters)")
     return name
 
 
@@ -90,7 +94,7 @@ def replace_named(con: duckdb.DuckDBPyConnection, table: str, cid: int, name: st
         raise WarehouseError(f"{where}{kind} {name!r} is already in campaign {campaign!r} "
                              "(use --replace to replace it)")
     for dependent in dependents:
-        con.execute(f"DELETE FROM {dependent} WHERE {key} = ?", [old[0]])
+        digests.delete(con, dependent, f"{key} = ?", [old[0]])
     return old[0]
 
 
@@ -101,7 +105,7 @@ def ingest_qrels(con: duckdb.DuckDBPyConnection, path, campaign: str, *, name: s
     if fmt not in QRELS_FORMATS:
         raise WarehouseError(f"unknown qrels format {fmt!r}; use one of {', '.join(QRELS_FORMATS)}")
     path = Path(path)
-    name = check_name("qrels", name or path.name)
+    name = check_name("qrels", path.name if name is None else name)
     if fmt in SAMPLED_FORMATS:
         from ..formats.sampled import stage_sampled
         n = stage_sampled(con, path, fmt)
@@ -128,7 +132,9 @@ def ingest_qrels(con: duckdb.DuckDBPyConnection, path, campaign: str, *, name: s
                                           "AND run_id IN (SELECT run_id FROM run_row "
                                           "WHERE score_rank IS NOT NULL)", [cid]).fetchall()]
         store_judged_rows(con, [qid], runs)
-        record_digests(con, "qrels", [qid])
+        for table in ("qrels", "judgment", "judgment_sample"):
+            digests.touch(con, table, "qrels_id = ?", [qid])
+        digests.touch(con, "topic", "campaign_id = ?", [cid])
     return qid
 
 
@@ -143,6 +149,9 @@ def store_judged_rows(con: duckdb.DuckDBPyConnection, qrels_ids: list[int],
     ids = {"q": list(qrels_ids), "r": list(run_ids)}
     con.execute("INSERT INTO judged_row SELECT * FROM ev_make_judged_rows($q, $r)", ids)
     con.execute("INSERT INTO judged_pair SELECT q, r FROM unnest($q) a(q), unnest($r) b(r)", ids)
+    for table in ("judged_row", "judged_pair"):
+        digests.touch(con, table, "list_contains($q, qrels_id) AND list_contains($r, run_id)",
+                      ids)
 
 
 def ingest_run(con: duckdb.DuckDBPyConnection, path, campaign: str, *, name: str | None = None,
@@ -151,7 +160,7 @@ def ingest_run(con: duckdb.DuckDBPyConnection, path, campaign: str, *, name: str
     the file; a name already stored is refused unless `replace`. Returns its run_id."""
     path = Path(path)
     tag = stage_run(con, path, keep_first=keep_first)
-    return store_staged_run(con, campaign, name=name or tag, team=team,
+    return store_staged_run(con, campaign, name=tag if name is None else name, team=team,
                             source=str(path.resolve()), digest=sha256_of(path), replace=replace)
 
 
@@ -160,6 +169,8 @@ def store_staged_run(con: duckdb.DuckDBPyConnection, campaign: str, *, name: str
     """Write the validated TEMP table stage_run as run `name` of `campaign`, in one
     transaction (shared by file and table ingest). Returns its run_id."""
     name = check_name("run", name)
+    if team is not None:
+        check_name("team", team)
     with transaction(con, f"run {name} of campaign {campaign}"):
         cid = campaign_id(con, campaign, create=True)
         replace_named(con, "run", cid, name, kind="run", campaign=campaign, source=source,
@@ -184,7 +195,8 @@ def store_staged_run(con: duckdb.DuckDBPyConnection, campaign: str, *, name: str
         qrels = [q for (q,) in con.execute("SELECT qrels_id FROM qrels WHERE campaign_id = ?",
                                            [cid]).fetchall()]
         store_judged_rows(con, qrels, [rid])
-        record_digests(con, "run", [rid])
+        for table in ("run", "run_row", "run_list"):
+            digests.touch(con, table, "run_id = ?", [rid])
     return rid
 
 
@@ -200,6 +212,7 @@ def ingest_intents(con: duckdb.DuckDBPyConnection, path, campaign: str, *,
         con.executemany("INSERT OR REPLACE INTO intent (campaign_id, topic, intent, probability, "
                         "intent_type) VALUES (?, ?, ?, ?, ?)",
                         [(cid, r.topic, r.intent, r.probability, r.intent_type) for r in rows])
+        digests.touch(con, "intent", "campaign_id = ?", [cid])
     return len(rows)
 
 
@@ -214,6 +227,7 @@ def ingest_topic_alphas(con: duckdb.DuckDBPyConnection, path, campaign: str) -> 
         con.executemany("INSERT OR REPLACE INTO topic_alpha (campaign_id, topic, alpha) "
                         "VALUES (?, ?, ?)",
                         [(cid, t, a) for t, a in alphas.items()])
+        digests.touch(con, "topic_alpha", "campaign_id = ?", [cid])
     return len(alphas)
 
 
@@ -236,6 +250,7 @@ def ingest_doclengths(con: duckdb.DuckDBPyConnection, path, campaign: str, *,
                 ON CONFLICT DO UPDATE SET
                     length_words = coalesce(excluded.length_words, length_words),
                     length_chars = coalesce(excluded.length_chars, length_chars)""", [cid])
+            digests.touch(con, "doc", "campaign_id = ?", [cid])
     finally:
         con.unregister("stage_doclengths")
     return table.num_rows
@@ -261,6 +276,7 @@ def assign_intent_probabilities(con: duckdb.DuckDBPyConnection, campaign: str, *
         con.executemany("""
             INSERT INTO intent (campaign_id, topic, intent, probability) VALUES (?, ?, ?, ?)
             ON CONFLICT DO UPDATE SET probability = excluded.probability""", values)
+        digests.touch(con, "intent", "campaign_id = ?", [cid])
     return len(values)
 
 
@@ -324,7 +340,8 @@ def ingest_run_files(con: duckdb.DuckDBPyConnection, paths, *, keep_first: bool 
                 FROM stage_runs s
                 JOIN (SELECT unnest($ids) AS run_id, generate_subscripts($ids, 1) AS fi) ids
                   ON ids.fi = s.fi""", {"ids": run_ids})
-            record_digests(con, "run", run_ids)
+            for table in ("run", "run_row"):
+                digests.touch(con, table, "list_contains($ids, run_id)", {"ids": run_ids})
     if not private:
         con.execute("DROP TABLE stage_runs")
     return run_ids
@@ -345,6 +362,7 @@ def set_campaign_facts(con: duckdb.DuckDBPyConnection, cid: int, *, year: int | 
         con.execute("UPDATE campaign SET year = ? WHERE campaign_id = ?", [year, cid])
     if venue is not None:
         con.execute("UPDATE campaign SET venue = ? WHERE campaign_id = ?", [venue, cid])
+    digests.touch(con, "campaign", "campaign_id = ?", [cid])
 
 
 def staged_spans(stage: duckdb.DuckDBPyConnection) -> dict[int, tuple[int, int, int]]:
@@ -409,6 +427,7 @@ def write_staged_runs(con: duckdb.DuckDBPyConnection, cid: int, campaign: str,
     qrels = [q for (q,) in con.execute("SELECT qrels_id FROM qrels WHERE campaign_id = ?",
                                        [cid]).fetchall()]
     store_judged_rows(con, qrels, run_ids)
-    record_digests(con, "run", run_ids)
+    for table in ("run", "run_row", "run_list"):
+        digests.touch(con, table, "list_contains($ids, run_id)", {"ids": run_ids})
     con.execute("DROP TABLE stage_ids")
     return run_ids

@@ -1,13 +1,10 @@
 """The warehouse's own integrity checks (`irw check`) and its compaction (`irw compact`).
 
-DuckDB checksums every block, but its checksum is an XOR of the block's 8-byte words
-multiplied by a constant, so two equal words changed alike (a 16-byte flip) pass unseen. irw
-therefore records, when a run or a qrels is ingested, a digest of its stored rows beside their
-count (`run.rows_digest`, `qrels.rows_digest`): the sum of DuckDB's 64-bit hash() of every row,
-a change to any row changes it (but for a chance of 2^-64). hash() is not promised to stay the
-same across DuckDB releases, so each digest starts with the hash of a fixed probe row: a
-digest whose probe this DuckDB computes otherwise is reported as not verifiable, never as
-damage. Recording costs a scan of the rows just written (0.2 s for 5M rows).
+`irw check` reads every table in full (DuckDB verifies each block's checksum as it reads it)
+and compares, table by table and owner by owner, the number of rows and their digest with
+those the writes recorded (irwarehouse.store.digests: the checksum's blind spot, words moved
+within a block, changes the digest); then the derived rows (run_list, judged_row) against the
+rows they are made from.
 """
 
 from __future__ import annotations
@@ -18,55 +15,12 @@ from pathlib import Path
 
 import duckdb
 
-# The stored rows of a run and of a qrels, and the derived rows rebuilt from them, as the
-# digest sees them (every column but the owner's id).
-_ROWS = {
-    "run": ("run_row", "run_id", "topic, doc, score, rank, file_order, score_rank"),
-    "qrels": ("judgment", "qrels_id", "topic, intent, doc, rel"),
-}
-_PROBE = "SELECT hash('irwarehouse', 1.5::DOUBLE, -7::BIGINT, NULL::BIGINT, 'é')"
+from ..failures import plain
+from . import digests
 
-
-def probe(con: duckdb.DuckDBPyConnection) -> str:
-    """This DuckDB's hash() of a fixed row, in hex: the prefix of every digest it records."""
-    return f"{con.execute(_PROBE).fetchone()[0]:016x}"
-
-
-def digests(con: duckdb.DuckDBPyConnection, kind: str, ids: list[int]) -> dict[int, tuple]:
-    """{id: (rows, digest)} of the runs or qrels `ids` (kind "run" or "qrels"), as stored now."""
-    table, key, columns = _ROWS[kind]
-    prefix = probe(con)
-    rows = con.execute(f"""
-        SELECT {key}, count(*), CAST(sum(hash({columns})) AS VARCHAR)
-        FROM {table} WHERE {key} IN (SELECT unnest($ids)) GROUP BY {key}""",
-                       {"ids": list(ids)}).fetchall()
-    return {i: (n, f"{prefix}:{s}") for i, n, s in rows}
-
-
-def record_digests(con: duckdb.DuckDBPyConnection, kind: str, ids: list[int]) -> None:
-    """Store the digest of the rows of runs or qrels `ids` just written (inside the
-    transaction that writes them)."""
-    if not ids or _in_memory(con):          # files evaluated in a throw-away warehouse
-        return
-    found = digests(con, kind, ids)
-    con.executemany(f"UPDATE {kind} SET rows_digest = ? WHERE {kind}_id = ?",
-                    [(digest, i) for i, (_, digest) in found.items()])
-
-
-def _in_memory(con: duckdb.DuckDBPyConnection) -> bool:
-    return not con.execute("SELECT path FROM duckdb_databases() "
-                           "WHERE database_name = current_database()").fetchone()[0]
-
-
-def backfill_digests(con: duckdb.DuckDBPyConnection) -> None:
-    """Digests for the runs and qrels of an older warehouse whose stored rows number what was
-    recorded at their ingestion (upgrade; rows that do not are left for `irw check`)."""
-    for kind, (table, key, _) in _ROWS.items():
-        ids = [i for (i,) in con.execute(f"""
-            SELECT o.{key} FROM {kind} o JOIN (SELECT {key}, count(*) AS n FROM {table}
-                                               GROUP BY {key}) c USING ({key})
-            WHERE o.rows_digest IS NULL AND o.num_rows = c.n""").fetchall()]
-        record_digests(con, kind, ids)
+_OWNERS = {"run_id": "run", "qrels_id": "qrels", "campaign_id": "campaign", "pool_id": "pool",
+           "interleaving_id": "interleaving"}
+_SHOWN_PER_TABLE = 5        # FAILED lines per table; the rest are counted
 
 
 # -- irw check -----------------------------------------------------------------------------------
@@ -94,15 +48,12 @@ class CheckReport:
 def check_warehouse(con: duckdb.DuckDBPyConnection, path: str,
                     recorded: str | None) -> CheckReport:
     """Verify an open warehouse whose recorded SQL digest is `recorded`: its schema, every
-    table read in full (DuckDB verifies each
-    block's checksum as it reads it), every run's and qrels' row count and digest, and the
-    derived rows (run_list, judged_row) against the rows they are made from."""
+    table read in full against its recorded digests, and the derived rows (run_list,
+    judged_row) against the rows they are made from."""
     report = CheckReport(path)
     _check_schema(con, recorded, report)
-    if not _read_everything(con, report):
+    if not _check_tables(con, report):
         return report
-    for kind in _ROWS:
-        _check_rows(con, kind, report)
     _check_derived(con, report)
     return report
 
@@ -137,67 +88,98 @@ def _missing_columns(con) -> list[str]:
     return sorted(f"{t}.{c}" for t, c in want - have)
 
 
-def _read_everything(con, report: CheckReport) -> bool:
-    """Read every column of every table (a damaged block is an error naming the table)."""
-    tables = [t for (t,) in con.execute(
-        "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() "
-        "AND schema_name = 'main' ORDER BY table_name").fetchall()]
-    total = 0
-    for table in tables:
+def _check_tables(con, report: CheckReport) -> bool:
+    """Read every column of every table, per owner, and compare the rows' number and digest
+    with irw_digest's. False when a table cannot be read (a damaged block)."""
+    tables = digests.data_tables(con)
+    now, total = {}, 0
+    for table, column in tables.items():
         try:
-            total += con.execute(f'SELECT count(*), sum(hash(COLUMNS(*))) FROM "{table}"'
-                                 ).fetchone()[0]
+            now[table] = digests.partition_digests(con, table, column)
         except duckdb.Error as exc:
             report.fail(f"table {table}: cannot be read: {str(exc).splitlines()[0]}")
-    if len(report.problems):
+            continue
+        total += sum(n for n, _ in now[table].values())
+    if report.problems:
         return False
-    report.ok(f"tables: {len(tables)} tables read in full ({total:,} rows)")
+    if not digests.has_digests(con):
+        report.ok(f"tables: {len(tables)} tables read in full ({total:,} rows)")
+        report.note("digests: this file records none yet (made by an older irw; a read-write "
+                    "open, e.g. `irw init`, records them)")
+        return True
+    try:
+        recorded = digests.recorded(con)
+    except duckdb.Error as exc:
+        report.fail(f"table {digests.DIGEST_TABLE}: cannot be read: {str(exc).splitlines()[0]}")
+        return False
+    prefix = digests.probe(con) + ":"
+    other_hash, before = set(), len(report.problems)
+    for table, column in tables.items():
+        wrong = []
+        for part in sorted(set(now[table]) | {p for t, p in recorded if t == table},
+                           key=lambda p: (p is None, p)):
+            found, kept = now[table].get(part), recorded.get((table, part))
+            if kept is not None and found is not None and found[0] == kept[0] \
+                    and not kept[1].startswith(prefix):
+                other_hash.add(table)
+            elif found != kept:
+                wrong.append(_difference(con, table, column, part, found, kept))
+        for text in wrong[:_SHOWN_PER_TABLE]:
+            report.fail(text)
+        if len(wrong) > _SHOWN_PER_TABLE:
+            report.fail(f"{table}: and {len(wrong) - _SHOWN_PER_TABLE} more owners whose rows "
+                        "differ from those recorded")
+    for table in sorted({t for t, _ in recorded} - set(tables)):
+        report.fail(f"{digests.DIGEST_TABLE}: digests recorded for a table {plain(table)} "
+                    "that the warehouse does not have")
+    if len(report.problems) == before:
+        report.ok(f"tables: {len(tables)} tables read in full ({total:,} rows); their rows "
+                  "match the digests recorded when they were written")
+    if other_hash:
+        report.note(f"digests of {len(other_hash)} table(s) ({', '.join(sorted(other_hash))}) "
+                    "were recorded by a DuckDB whose hash() differs from this one's; their row "
+                    "counts match but their rows cannot be verified")
     return True
 
 
-def _check_rows(con, kind: str, report: CheckReport) -> None:
-    key = _ROWS[kind][1]
-    if not _has_column(con, kind, "rows_digest"):       # made before digests were recorded
-        report.note(f"{kind}: this file records no digests yet (made by an older irw; a "
-                    "read-write open, e.g. `irw init`, records them)")
-        return
-    owners = con.execute(f"""
-        SELECT o.{key}, o.name, c.name, o.num_rows, o.rows_digest
-        FROM {kind} o JOIN campaign c USING (campaign_id)
-        ORDER BY c.name, o.name""").fetchall()
-    recorded = [o for o in owners if o[4] is not None]
-    now = digests(con, kind, [o[0] for o in recorded])
-    prefix = probe(con)
-    rows, bad, other_hash = 0, 0, 0
-    for oid, name, campaign, num_rows, digest in recorded:
-        n, current = now.get(oid, (0, f"{prefix}:0"))
-        rows += n
-        where = f"{kind} {name} of campaign {campaign}"
-        if n != num_rows:
-            report.fail(f"{where}: {n:,} rows stored, {num_rows:,} ingested")
-            bad += 1
-        elif not digest.startswith(prefix + ":"):
-            other_hash += 1
-        elif digest != current:
-            report.fail(f"{where}: the stored rows differ from those ingested (digest)")
-            bad += 1
-    if recorded and not bad:
-        n = len(recorded) - other_hash
-        report.ok(f"{kind}: {n} {kind}{'s' if n != 1 and kind == 'run' else ''} ({rows:,} "
-                  "rows): counts and digests match")
-    if other_hash:
-        report.note(f"{kind}: {other_hash} digests were recorded by a DuckDB whose hash() "
-                    "differs from this one's; their row counts match but their rows cannot be "
-                    "verified")
-    if len(owners) > len(recorded):
-        report.note(f"{kind}: {len(owners) - len(recorded)} without stored rows or digest "
-                    "(texts, sessions, derived qrels, or rows written by hand)")
+def _difference(con, table: str, column: str | None, part, found, kept) -> str:
+    """One line on a partition whose rows are not those recorded."""
+    where = f"{table}: {_owner(con, column, part)}"
+    if kept is None:
+        return f"{where}: {found[0]:,} rows that no write recorded"
+    if found is None:
+        return f"{where}: the {kept[0]:,} rows recorded are gone"
+    if found[0] != kept[0]:
+        return f"{where}: {found[0]:,} rows stored, {kept[0]:,} recorded"
+    return f"{where}: the stored rows differ from those written (digest)"
 
 
-def _has_column(con, table: str, column: str) -> bool:
-    return bool(con.execute("SELECT count(*) FROM duckdb_columns() WHERE database_name = "
-                            "current_database() AND table_name = ? AND column_name = ?",
-                            [table, column]).fetchone()[0])
+def _owner(con, column: str | None, part) -> str:
+    """`run R of campaign C` for a partition of run_id R, and so on (ids that name nothing,
+    as damage may leave, by number)."""
+    if column is None:
+        return "its rows"
+    kind = _OWNERS.get(column)
+    if part is None:
+        return f"rows without a {column}"
+    row = None
+    if kind in ("run", "qrels", "pool", "interleaving"):
+        row = _lookup(con, f"SELECT o.name, c.name FROM {kind} o JOIN campaign c "
+                      f"USING (campaign_id) WHERE o.{column} = ?", part)
+        if row:
+            return f"{kind} {plain(row[0])} of campaign {plain(row[1])}"
+    elif kind == "campaign":
+        row = _lookup(con, "SELECT name, NULL FROM campaign WHERE campaign_id = ?", part)
+        if row:
+            return f"campaign {plain(row[0])}"
+    return f"the rows of {column} {part}" + (f" (no such {kind})" if kind else "")
+
+
+def _lookup(con, sql: str, part):
+    try:
+        return con.execute(sql, [part]).fetchone()
+    except duckdb.Error:
+        return None
 
 
 def _check_derived(con, report: CheckReport) -> None:
@@ -210,21 +192,23 @@ def _check_derived(con, report: CheckReport) -> None:
         WHERE l.num_docs IS DISTINCT FROM r.n""").fetchone()[0]
     if wrong_lists:
         report.fail(f"run_list: {wrong_lists} list lengths differ from run_row")
+    # per qrels, the runs judged_pair pairs it with (a qrels derived later, such as a kept
+    # leave-one-out qrels, is paired with the runs ingested after it only)
     pairs = con.execute("""
-        SELECT q.campaign_id, list(DISTINCT p.qrels_id), list(DISTINCT p.run_id)
-        FROM judged_pair p JOIN qrels q USING (qrels_id) GROUP BY ALL""").fetchall()
+        SELECT qrels_id, list(run_id ORDER BY run_id) FROM judged_pair GROUP BY qrels_id
+        ORDER BY qrels_id""").fetchall()
     wrong = 0
-    for _, qrels_ids, run_ids in pairs:
+    for qrels_id, run_ids in pairs:
         stored, rebuilt = con.execute("""
             SELECT (SELECT sum(hash(qrels_id, run_id, topic, score_rank, rel)) FROM judged_row
-                    WHERE qrels_id IN (SELECT unnest($q)) AND run_id IN (SELECT unnest($r))),
+                    WHERE qrels_id = $q AND run_id IN (SELECT unnest($r))),
                    (SELECT sum(hash(qrels_id, run_id, topic, score_rank, rel))
-                    FROM ev_make_judged_rows($q, $r))""",
-                                      {"q": qrels_ids, "r": run_ids}).fetchone()
+                    FROM ev_make_judged_rows([$q], $r))""",
+                                      {"q": qrels_id, "r": run_ids}).fetchone()
         wrong += stored != rebuilt
     if wrong:
-        report.fail(f"judged_row: the judged rows of {wrong} campaign(s) differ from run_row "
-                    "and judgment")
+        report.fail(f"judged_row: the judged rows of {wrong} qrels differ from run_row and "
+                    "judgment")
     if not wrong_lists and not wrong:
         report.ok("derived rows: run_list and judged_row match run_row and judgment")
 

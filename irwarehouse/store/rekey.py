@@ -66,11 +66,13 @@ def _merge_spellings(con) -> int:
     return before - con.execute("SELECT count(*) FROM score").fetchone()[0]
 
 
-def backfill_gain_maps(con) -> None:
-    """Profiles saved before campaign_profile had gain_map: their gains as a table."""
+def backfill_gain_maps(con) -> int:
+    """Profiles saved before campaign_profile had gain_map: their gains as a table; how many."""
     from ..measures import parse_gains
-    for cid, gains in con.execute("SELECT campaign_id, gains FROM campaign_profile "
-                                  "WHERE gains IS NOT NULL AND gain_map IS NULL").fetchall():
+    stale = con.execute("SELECT campaign_id, gains FROM campaign_profile "
+                        "WHERE gains IS NOT NULL AND gain_map IS NULL").fetchall()
+    for cid, gains in stale:
         table = parse_gains(gains, monotone=False)
         con.execute("UPDATE campaign_profile SET gain_map = map(?::INTEGER[], ?::DOUBLE[]) "
                     "WHERE campaign_id = ?", [list(table), list(table.values()), cid])
+    return len(stale)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import duckdb
 
 from ..errors import WarehouseError
+from . import digests
 from .ingest import campaign_id, transaction
 from .lookup import named_id
 
@@ -23,22 +24,10 @@ _POOLS = {"run": "SELECT p.name FROM pool_run r JOIN pool p USING (pool_id) WHER
           "qrels": "SELECT name FROM pool WHERE qrels_id = ?"}
 
 
-def tables_having(con: duckdb.DuckDBPyConnection, column: str) -> list[str]:
-    """The warehouse's tables with a column `column` (names from DuckDB's catalog, never user
-    input)."""
-    return [t for (t,) in con.execute("""
-        SELECT c.table_name FROM duckdb_columns() c JOIN duckdb_tables() t
-          ON t.database_name = c.database_name AND t.schema_name = c.schema_name
-         AND t.table_name = c.table_name
-        WHERE c.database_name = current_database() AND c.schema_name = 'main'
-          AND c.column_name = ? AND NOT t.temporary
-        ORDER BY c.table_name""", [column]).fetchall()]
-
-
 def _tables_with(con: duckdb.DuckDBPyConnection, column: str) -> list[str]:
     """tables_having, pools excepted (a run's or qrels' pools are refused above, never
     deleted)."""
-    return [t for t in tables_having(con, column) if t not in ("pool", "pool_run")]
+    return [t for t in digests.tables_having(con, column) if t not in ("pool", "pool_run")]
 
 
 def remove(con: duckdb.DuckDBPyConnection, kind: str, campaign: str, name: str) -> int:
@@ -59,15 +48,15 @@ def remove(con: duckdb.DuckDBPyConnection, kind: str, campaign: str, name: str) 
         tables = [t for t in _tables_with(con, key)
                   if t not in (kind, "campaign_profile")] + [kind]
         for table in tables:
-            removed += con.execute(f'DELETE FROM "{table}" WHERE {key} = ?',
-                                   [item_id]).fetchone()[0]
+            removed += digests.delete(con, table, f"{key} = ?", [item_id])
         if kind == "qrels":
+            digests.touch(con, "campaign_profile", "qrels_id = ?", [item_id])
             con.execute("UPDATE campaign_profile SET qrels_id = NULL WHERE qrels_id = ?",
                         [item_id]).fetchall()
         sources = _TOKENS[kind]
-        removed += con.execute(
-            f"DELETE FROM text_token WHERE owner_id = ? AND source IN "
-            f"({', '.join('?' for _ in sources)})", [item_id, *sources]).fetchone()[0]
+        removed += digests.delete(
+            con, "text_token", f"owner_id = ? AND source IN ({', '.join('?' for _ in sources)})",
+            [item_id, *sources])
     return removed
 
 
@@ -81,22 +70,21 @@ def remove_campaign(con: duckdb.DuckDBPyConnection, campaign: str) -> int:
         for key, owner in _OWNED_IDS:
             owned = f"SELECT {key} FROM {owner} WHERE campaign_id = ?"
             if key == "run_id":     # text_token's owner_id is a run_id or a qrels_id
-                removed += _delete(con, f"DELETE FROM text_token WHERE source = 'run' AND "
-                                   f"owner_id IN ({owned})", [cid])
+                removed += digests.delete(con, "text_token", f"source = 'run' AND owner_id "
+                                          f"IN ({owned})", [cid])
             elif key == "qrels_id":
-                removed += _delete(con, f"DELETE FROM text_token WHERE source IN ('ref', "
-                                   f"'nugget') AND owner_id IN ({owned})", [cid])
-            for table in tables_having(con, key):
+                removed += digests.delete(con, "text_token", f"source IN ('ref', 'nugget') "
+                                          f"AND owner_id IN ({owned})", [cid])
+            for table in digests.tables_having(con, key):
                 if table != owner and table != "campaign" and \
                         "campaign_id" not in _columns(con, table):
-                    removed += _delete(con, f'DELETE FROM "{table}" WHERE {key} IN ({owned})',
-                                       [cid])
+                    removed += digests.delete(con, table, f"{key} IN ({owned})", [cid])
         # significance rows name their campaign (irw compare --store)
-        removed += _delete(con, "DELETE FROM significance WHERE campaign = ?", [campaign])
-        for table in tables_having(con, "campaign_id"):
+        removed += digests.delete(con, "significance", "campaign = ?", [campaign])
+        for table in digests.tables_having(con, "campaign_id"):
             if table != "campaign":
-                removed += _delete(con, f'DELETE FROM "{table}" WHERE campaign_id = ?', [cid])
-        removed += _delete(con, "DELETE FROM campaign WHERE campaign_id = ?", [cid])
+                removed += digests.delete(con, table, "campaign_id = ?", [cid])
+        removed += digests.delete(con, "campaign", "campaign_id = ?", [cid])
     return removed
 
 
@@ -104,7 +92,3 @@ def _columns(con: duckdb.DuckDBPyConnection, table: str) -> set[str]:
     return {c for (c,) in con.execute(
         "SELECT column_name FROM duckdb_columns() WHERE database_name = current_database() "
         "AND schema_name = 'main' AND table_name = ?", [table]).fetchall()}
-
-
-def _delete(con: duckdb.DuckDBPyConnection, sql: str, params: list) -> int:
-    return con.execute(sql, params).fetchone()[0]

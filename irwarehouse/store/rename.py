@@ -8,6 +8,7 @@ from __future__ import annotations
 import duckdb
 
 from ..errors import WarehouseError
+from . import digests
 from .ingest import campaign_id, check_name, transaction
 from .lookup import named_id
 
@@ -29,6 +30,8 @@ def rename(con: duckdb.DuckDBPyConnection, kind: str, old: str, new: str,
         with transaction(con, f"the renaming of campaign {old} to {new}"):
             con.execute("UPDATE campaign SET name = ? WHERE campaign_id = ?", [new, cid])
             con.execute("UPDATE significance SET campaign = ? WHERE campaign = ?", [new, old])
+            digests.touch(con, "campaign", "campaign_id = ?", [cid])
+            digests.touch(con, "significance")
         return
     if campaign is None:
         raise WarehouseError(f"renaming a {kind} needs its campaign (-C NAME)")
@@ -40,6 +43,7 @@ def rename(con: duckdb.DuckDBPyConnection, kind: str, old: str, new: str,
         raise WarehouseError(f"campaign {campaign!r} has a {kind} {new!r} already")
     with transaction(con, f"the renaming of {kind} {old} to {new} in campaign {campaign}"):
         con.execute(f"UPDATE {kind} SET name = ? WHERE {key} = ?", [new, item_id])
+        digests.touch(con, kind, f"{key} = ?", [item_id])
         if kind == "run":
             for column in ("run_a", "run_b"):
                 con.execute(f"UPDATE significance SET {column} = ? WHERE campaign = ? AND "
@@ -49,3 +53,6 @@ def rename(con: duckdb.DuckDBPyConnection, kind: str, old: str, new: str,
             for column in ("left_run", "right_run"):
                 con.execute(f"UPDATE preference SET {column} = ? WHERE campaign_id = ? AND "
                             f"{column} = ?", [new, cid, old])
+            digests.touch(con, "significance")
+            for table in ("interleaving", "preference"):
+                digests.touch(con, table, "campaign_id = ?", [cid])

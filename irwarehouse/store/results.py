@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from ..options import SQL_OPTIONS
+from . import digests
 from .ingest import transaction
 
 # score's key columns beyond run, qrels and topic: the measure and its options (declared in
@@ -58,6 +59,7 @@ def store_scores(con, result, qrels_id: int) -> None:
     option_columns = ", ".join(_OPTION_COLUMNS)
     try:
         with transaction(con, f"{len(result.requests)} measure(s) in table score"):
+            digests.touch(con, "score", "run_id IN (SELECT run_id FROM ev_runs)")
             con.execute(f"""
                 DELETE FROM score s USING ev_store_meta m
                 WHERE s.qrels_id = ? AND {key}
@@ -71,6 +73,7 @@ def store_scores(con, result, qrels_id: int) -> None:
                        {', '.join('m.' + c for c in _OPTION_COLUMNS)}
                 FROM ev_scores s JOIN ev_store_meta m ON m.spelling = s.measure""",
                         [qrels_id])
+            digests.touch(con, "score", "run_id IN (SELECT run_id FROM ev_runs)")
     finally:
         con.execute("DROP TABLE IF EXISTS ev_store_meta")
 
@@ -87,3 +90,4 @@ def store_significance(con, comparison, campaign: str, measure: str) -> None:
                 n_topics, run_a, run_b, mean_a, mean_b, delta, statistic, p, p_adjusted,
                 tie_rule)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""", rows)
+        digests.touch(con, "significance")

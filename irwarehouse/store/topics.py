@@ -6,6 +6,7 @@ from __future__ import annotations
 import duckdb
 
 from ..formats.topics import Topic
+from . import digests
 from .ingest import campaign_id, transaction
 
 
@@ -19,6 +20,7 @@ def store_topics(con: duckdb.DuckDBPyConnection, campaign: str, topics: list[Top
             INSERT OR REPLACE INTO topic (campaign_id, topic, title, description, topic_type)
             VALUES (?, ?, ?, ?, ?)""",
                         [[cid, t.topic, t.title, t.description, t.topic_type] for t in topics])
+        digests.touch(con, "topic", "campaign_id = ?", [cid])
     has_qrels = con.execute("SELECT count(*) FROM qrels WHERE campaign_id = ?",
                             [cid]).fetchone()[0]
     if not has_qrels:

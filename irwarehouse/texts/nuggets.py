@@ -24,6 +24,7 @@ from ..errors import InputError, WarehouseError
 from ..failures import shown
 from ..formats.numbers import number_problem
 from ..formats.trec import tsv_lines
+from ..store import digests
 from ..store.ingest import campaign_id, check_name, transaction
 from .store import _insert, _sha256, tokenise
 
@@ -120,6 +121,9 @@ def ingest_nuggets(con, campaign: str, name: str, files: NuggetFiles, *,
         if files.mobileclick is not None:
             _store_mobileclick(con, cid, qid, files.mobileclick, gold, runs)
             parts.append("MobileClick outputs")
+        digests.touch_owner(con, "qrels_id", [qid])
+        digests.touch_owner(con, "run_id", list(runs.values()))
+        digests.touch(con, "text_token", "source = 'nugget' AND owner_id = ?", [qid])
     return f"ingested {', '.join(parts) or 'nothing'} of nugget set {name} into campaign " \
            f"{campaign}"
 
@@ -130,8 +134,8 @@ def _store_gold(con, cid: int, name: str, path: Path, old, replace: bool) -> int
     if old:
         for table in ("nugget", "nugget_match", "nugget_intent", "mobileclick_element",
                       "score", "qrels"):
-            con.execute(f"DELETE FROM {table} WHERE qrels_id = ?", [old])
-        con.execute("DELETE FROM text_token WHERE source = 'nugget' AND owner_id = ?", [old])
+            digests.delete(con, table, "qrels_id = ?", [old])
+        digests.delete(con, "text_token", "source = 'nugget' AND owner_id = ?", [old])
     units, seen = [], set()
     for number, (topic, unit, weight, body) in _rows(path, (4,)):
         if (topic, unit) in seen:
@@ -185,7 +189,7 @@ def _store_matches(con, cid, qid, path: Path, gold, runs) -> None:
                              f"not_support: {support!r}")
         rows.append((_run_id(con, cid, run, runs, path), qid, topic, unit, offset, support))
     for run_id in {r[0] for r in rows}:
-        con.execute("DELETE FROM nugget_match WHERE run_id = ? AND qrels_id = ?", [run_id, qid])
+        digests.delete(con, "nugget_match", "run_id = ? AND qrels_id = ?", [run_id, qid])
     _insert(con, "nugget_match", rows)
 
 
@@ -206,7 +210,7 @@ def _store_intents(con, qid, path: Path, gold) -> None:
             _check_unit(path, number, gold, fields[0], fields[2])
             w = _number(path, number, fields[3].strip(), "importance")
             rows.append((qid, fields[0], fields[1], fields[2], w, None))
-    con.execute("DELETE FROM nugget_intent WHERE qrels_id = ?", [qid])
+    digests.delete(con, "nugget_intent", "qrels_id = ?", [qid])
     _insert(con, "nugget_intent", rows)
 
 
@@ -223,8 +227,8 @@ def _store_mobileclick(con, cid, qid, path: Path, gold, runs) -> None:
                      int(_number(path, number, seq, "seq", integer=True)), kind, unit,
                      int(_number(path, number, length.strip(), "length", integer=True))))
     for run_id in {r[0] for r in rows}:
-        con.execute("DELETE FROM mobileclick_element WHERE run_id = ? AND qrels_id = ?",
-                    [run_id, qid])
+        digests.delete(con, "mobileclick_element", "run_id = ? AND qrels_id = ?",
+                       [run_id, qid])
     _insert(con, "mobileclick_element", rows)
 
 
@@ -299,12 +303,13 @@ def store_nugget_scores(con, campaign: str, nuggets: str, rows) -> int:
                   for f in ("nuggets.sql", "iunits.sql", "bleu.sql", "pyramid.sql"))
     with transaction(con):
         for measure, params in {(r[0], r[4]) for r in rows}:
-            con.execute("DELETE FROM score WHERE qrels_id = ? AND measure = ? AND params = ?",
-                        [qid, measure, params])
+            digests.delete(con, "score", "qrels_id = ? AND measure = ? AND params = ?",
+                           [qid, measure, params])
         con.executemany(
             "INSERT INTO score (run_id, qrels_id, topic, measure, family, params, options, "
             "value, definition_hash) VALUES (?, ?, ?, ?, 'nuggets', ?, '', ?, ?)",
             [(ids[run], qid, topic, measure, params, value,
               hashlib.sha256((sql + measure + params).encode()).hexdigest()[:16])
              for measure, run, topic, value, params in rows])
+        digests.touch(con, "score", "qrels_id = ?", [qid])
     return len(rows)

@@ -18,6 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..errors import InputError, WarehouseError
+from ..store import digests
 from ..store.ingest import campaign_id, check_name, transaction
 from .nuggets import _rows, _run_id
 from .store import _insert, _sha256
@@ -57,7 +58,7 @@ def _store_scus(con, cid: int, name: str, path: Path, old, replace: bool) -> int
         raise WarehouseError(f"{path}: pyramid {name!r} exists (use --replace)")
     if old:
         for table in ("pyramid_scu", "pyramid_peer", "score", "qrels"):
-            con.execute(f"DELETE FROM {table} WHERE qrels_id = ?", [old])
+            digests.delete(con, table, "qrels_id = ?", [old])
     rows, seen = [], set()
     for number, fields in _rows(path, (3, 4)):
         topic, scu, model = (f.strip() for f in fields[:3])
@@ -78,6 +79,8 @@ def _store_scus(con, cid: int, name: str, path: Path, old, replace: bool) -> int
                       "num_rows) VALUES (?, ?, 'pyramid', ?, ?, ?) RETURNING qrels_id",
                       [cid, name, str(path.resolve()), _sha256(path), len(rows)]).fetchone()[0]
     _insert(con, "pyramid_scu", [(qid,) + r for r in rows])
+    for table in ("qrels", "pyramid_scu"):
+        digests.touch(con, table, "qrels_id = ?", [qid])
     return qid
 
 
@@ -106,6 +109,7 @@ def _store_peers(con, cid: int, qid: int, path: Path) -> int:
     if not rows:
         raise InputError(path, None, "no peer annotation lines")
     for rid in runs.values():   # a run's new annotation replaces its old one
-        con.execute("DELETE FROM pyramid_peer WHERE run_id = ? AND qrels_id = ?", [rid, qid])
+        digests.delete(con, "pyramid_peer", "run_id = ? AND qrels_id = ?", [rid, qid])
     _insert(con, "pyramid_peer", rows)
+    digests.touch(con, "pyramid_peer", "qrels_id = ?", [qid])
     return len(runs)

@@ -138,6 +138,7 @@ def store_scores(con, campaign: str, refs: str, results: list[MethodResult],
                  options: RougeOptions) -> int:
     """Write R, P and F of every evaluation into `score` (one transaction; earlier scores of
     the same measures, runs, references and options are replaced)."""
+    from ..store import digests
     from ..store.ingest import transaction
     if options.average != 0:
         raise WarehouseError("--store keeps per-evaluation R, P and F: use -t 0")
@@ -159,12 +160,13 @@ def store_scores(con, campaign: str, refs: str, results: list[MethodResult],
     with transaction(con):
         for result in results:
             for suffix in ("R", "P", "F"):
-                con.execute("DELETE FROM score WHERE run_id = ? AND qrels_id = ? AND "
-                            "measure = ? AND options = ?",
-                            [ids[result.peer], qrow[0], f"{result.tag}-{suffix}", opts])
+                digests.delete(con, "score", "run_id = ? AND qrels_id = ? AND measure = ? AND "
+                               "options = ?",
+                               [ids[result.peer], qrow[0], f"{result.tag}-{suffix}", opts])
         con.executemany("INSERT INTO score (run_id, qrels_id, topic, measure, family, params, "
                         "options, value, definition_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                         rows)
+        digests.touch(con, "score", "qrels_id = ?", [qrow[0]])
     return len(rows)
 
 
@@ -190,7 +192,7 @@ def store_rouge_config(opts: dict[str, str], config_path, config, options: Rouge
     from ..store.ingest import transaction
     from .store import _sha256, config_texts, store_outputs, store_references
     campaign = _campaign(opts)
-    refs = opts.get("--references") or config_path.name
+    refs = opts.get("--references", config_path.name)
     outputs, references = config_texts(config)
     with opened(opts.get("--warehouse") or default_path(), macros=False) as con:
         source, digest = str(config_path.resolve()), _sha256(config_path)

@@ -17,6 +17,7 @@ import duckdb
 
 from ..errors import InputError, WarehouseError
 from ..formats.trec import tsv_lines
+from ..store import digests
 from ..store.ingest import campaign_id, check_name, replace_named, transaction
 from .porter import rouge_stem
 from .rougetext import (
@@ -119,8 +120,8 @@ def store_outputs(con, campaign: str, outputs: dict[tuple[str, str], list[str]],
                 raise WarehouseError(f"{source}: run {run!r} already has text outputs in "
                                      f"campaign {campaign!r} (use --replace to replace them)")
             for table in ("text_output", "text_length", "score"):
-                con.execute(f"DELETE FROM {table} WHERE run_id = ?", [row[0]])
-            con.execute("DELETE FROM text_token WHERE source = 'run' AND owner_id = ?", [row[0]])
+                digests.delete(con, table, "run_id = ?", [row[0]])
+            digests.delete(con, "text_token", "source = 'run' AND owner_id = ?", [row[0]])
             ids[run] = row[0]
         else:
             n = sum(1 for _, r in outputs if r == run)
@@ -140,6 +141,10 @@ def store_outputs(con, campaign: str, outputs: dict[tuple[str, str], list[str]],
     _insert(con, "text_token", token_rows)
     con.execute("INSERT OR IGNORE INTO topic (campaign_id, topic) SELECT DISTINCT ?, topic "
                 "FROM text_output o JOIN run r USING (run_id) WHERE r.campaign_id = ?", [cid, cid])
+    digests.touch_owner(con, "run_id", list(ids.values()))
+    digests.touch(con, "text_token", "source = 'run' AND list_contains($ids, owner_id)",
+                  {"ids": list(ids.values())})
+    digests.touch(con, "topic", "campaign_id = ?", [cid])
     return runs
 
 
@@ -155,7 +160,7 @@ def store_references(con, campaign: str, name: str, refs: dict[tuple[str, str], 
                         dependents=("text_reference", "score", "judgment", "judged_row",
                                     "judged_pair", "qrels"))
     if old is not None:
-        con.execute("DELETE FROM text_token WHERE source = 'ref' AND owner_id = ?", [old])
+        digests.delete(con, "text_token", "source = 'ref' AND owner_id = ?", [old])
     qid = con.execute(
         "INSERT INTO qrels (campaign_id, name, format, source_path, sha256, num_rows) "
         "VALUES (?, ?, 'text_references', ?, ?, ?) RETURNING qrels_id",
@@ -169,6 +174,8 @@ def store_references(con, campaign: str, name: str, refs: dict[tuple[str, str], 
                         t.stem, t.is_stop) for t in tokenise(sentences, byte_limit)]
     _insert(con, "text_reference", body_rows)
     _insert(con, "text_token", token_rows)
+    digests.touch_owner(con, "qrels_id", [qid])
+    digests.touch(con, "text_token", "source = 'ref' AND owner_id = ?", [qid])
     return qid
 
 
@@ -179,12 +186,10 @@ def _insert(con, table: str, rows: list[tuple]) -> None:
     import pyarrow as pa
     columns = [d[0] for d in con.execute(f"SELECT * FROM {table} LIMIT 0").description]
     arrow = pa.table({c: [r[i] for r in rows] for i, c in enumerate(columns[:len(rows[0])])})
-    con.register("irw_text_stage", arrow)
-    try:
+    from ..store.connection import registered
+    with registered(con, "irw_text_stage", arrow):
         names = ", ".join(arrow.column_names)
         con.execute(f"INSERT INTO {table} ({names}) SELECT {names} FROM irw_text_stage")
-    finally:
-        con.unregister("irw_text_stage")
 
 
 # -- ingest entry points -----------------------------------------------------------------------
@@ -193,6 +198,7 @@ def ingest_text_file(con, path: Path, campaign: str, kind: str, *, name: str | N
     """`irw ingest texts`: a TSV of outputs or references, or a ROUGE configuration (both).
     Returns a one-line summary."""
     path = Path(path)
+    name = path.name if name is None else name
     if path.suffix.lower() == ".xml" or kind == "rouge-config":
         from .rouge_config import read_config
         config = read_config(path)
@@ -200,10 +206,10 @@ def ingest_text_file(con, path: Path, campaign: str, kind: str, *, name: str | N
         with transaction(con, f"the texts of {path.name} in campaign {campaign}"):
             runs = store_outputs(con, campaign, outputs, str(path.resolve()), _sha256(path),
                                  replace=replace, byte_limit=byte_limit)
-            store_references(con, campaign, name or path.name, refs, str(path.resolve()),
-                             _sha256(path), replace=replace, byte_limit=byte_limit)
+            store_references(con, campaign, name, refs, str(path.resolve()), _sha256(path),
+                             replace=replace, byte_limit=byte_limit)
         return (f"ingested {len(outputs)} outputs of {len(runs)} runs and {len(refs)} "
-                f"references ({name or path.name}) from {path} into campaign {campaign}")
+                f"references ({name}) from {path} into campaign {campaign}")
     if kind == "outputs":
         outputs = read_text_tsv(path, "run")
         with transaction(con, f"the outputs of {path.name} in campaign {campaign}"):
@@ -214,9 +220,9 @@ def ingest_text_file(con, path: Path, campaign: str, kind: str, *, name: str | N
     if kind == "references":
         refs = read_text_tsv(path, "ref_id")
         with transaction(con, f"the references of {path.name} in campaign {campaign}"):
-            store_references(con, campaign, name or path.name, refs, str(path.resolve()),
-                             _sha256(path), replace=replace, byte_limit=byte_limit)
-        return f"ingested {len(refs)} references ({name or path.name}) from {path} into " \
+            store_references(con, campaign, name, refs, str(path.resolve()), _sha256(path),
+                             replace=replace, byte_limit=byte_limit)
+        return f"ingested {len(refs)} references ({name}) from {path} into " \
                f"campaign {campaign}"
     raise WarehouseError(f"unknown kind of texts {kind!r} (outputs, references, rouge-config)")
 

@@ -40,14 +40,32 @@ def _write(fig, target, fmt: str) -> None:
     # no date in the metadata and a fixed salt for the SVG element ids: a re-run writes the
     # same file
     metadata = {"Date": None} if fmt == "svg" else {"Software": None}
-    with matplotlib.rc_context({"svg.hashsalt": "irwarehouse"}):
+    _literal_texts(fig)
+    with matplotlib.rc_context({"svg.hashsalt": "irwarehouse", "text.parse_math": False}):
         fig.savefig(target, format=fmt, metadata=metadata, dpi=DPI)
+
+
+def _literal_texts(fig) -> None:
+    """Every text of the figure shown as written: a run named `$$x$$` is not TeX for
+    matplotlib's mathtext (which fails on it), and unsafe characters (right-to-left
+    overrides, zero-width characters) are escaped. Texts made while drawing (tick labels)
+    are covered by text.parse_math off in _write."""
+    from matplotlib.text import Text
+
+    from ..failures import escaped
+    for text in fig.findobj(Text):
+        text.set_parse_math(False)
+        shown = escaped(text.get_text())
+        if shown != text.get_text():
+            text.set_text(shown)
 
 
 def save(fig, path) -> None:
     """Write the figure to `path`, PNG or SVG by its suffix."""
+    from ..outfiles import written
     path = check_path(path)
-    _write(fig, path, path.suffix.lower()[1:])
+    with written(path) as tmp:
+        _write(fig, tmp, path.suffix.lower()[1:])
 
 
 def save_pair(fig, folder: Path, name: str) -> str:

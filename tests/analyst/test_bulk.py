@@ -99,8 +99,10 @@ def _stored_rows(path, campaign):
     """Every stored row of a campaign's runs, with the provenance and digest of each run."""
     with Warehouse(path, read_only=True) as wh:
         runs = wh.con.execute("""
-            SELECT r.name, r.team, r.sha256, r.num_rows, r.rows_digest, r.source_path
-            FROM run r JOIN campaign c USING (campaign_id) WHERE c.name = ?
+            SELECT r.name, r.team, r.sha256, r.num_rows, d.num_rows, r.source_path
+            FROM run r JOIN campaign c USING (campaign_id)
+            JOIN irw_digest d ON d.table_name = 'run_row' AND d.part = r.run_id
+            WHERE c.name = ?
             ORDER BY r.run_id""", [campaign]).fetchall()
         rows = wh.con.execute("""
             SELECT r.name, x.topic, x.doc, x.score, x.rank, x.file_order, x.score_rank
@@ -145,10 +147,12 @@ def test_folder_stores_what_single_files_store(run_folder, tmp_path, sample_data
                                   "--team", path.name[4], *extra])
         assert res.exit_code == 0, res.output
     bulk, one = _stored_rows(wh, "bulk"), _stored_rows(wh, "one")
-    # name, sha256, rows, digest, source (the team comes from the folder's default rule)
+    # name, sha256, rows, rows recorded with the digest, source (the team comes from the
+    # folder's default rule); the digests themselves hash the run ids, which differ
     assert [r[:1] + r[2:] for r in bulk[0]] == [r[:1] + r[2:] for r in one[0]]
-    assert all(r[4] for r in bulk[0])                   # every run has its digest
+    assert all(r[3] == r[4] for r in bulk[0])
     assert bulk[1:] == one[1:]
+    assert runner.invoke(app, ["check", "-w", str(wh)]).exit_code == 0
     assert len(bulk[1]) > 100 and len(bulk[3]) > 0
 
 

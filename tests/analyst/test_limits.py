@@ -171,3 +171,102 @@ def test_fuzz_the_guard_with_generated_statements(sample_warehouse, tmp_path, te
     assert "secret-value" not in repr(rows)
     assert not out.exists()
     assert hashlib.sha256(sample_warehouse.read_bytes()).hexdigest() == digest
+
+
+# -- limits that hold (issue 31): planning, large single values, spill files ----------------------
+def _irw_process(*args) -> tuple[int, str, float, int]:
+    """`irw ARGS` in a process of its own: (exit code, stderr, wall seconds, peak RSS in MB)."""
+    return _irw_process_env({}, *args)
+
+
+def _irw_process_env(env: dict, *args) -> tuple[int, str, float, int]:
+    import os
+    import subprocess
+    import sys
+    start = time.monotonic()
+    proc = subprocess.Popen([sys.executable, "-c", "from irwarehouse.entry import main; main()",
+                             *map(str, args)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, **env})
+    stderr = proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    proc.stderr.close()
+    return proc.returncode, stderr, time.monotonic() - start, usage.ru_maxrss // 1024
+
+
+@pytest.mark.parametrize("branches, limits", [
+    (8_000, ("--timeout", 5, "--memory-limit", "200MB")),
+    (20_000, ()),
+])
+def test_a_query_too_large_to_plan_is_refused_before_planning(sample_warehouse, tmp_path,
+                                                              branches, limits):
+    """The issue's figures: 8,000 UNION ALL branches took 23.9 s and 1.86 GB at --timeout 5
+    --memory-limit 200MB (planning is not interrupted); 20,000 took 322 s and 10.4 GB."""
+    query = tmp_path / "q.sql"
+    query.write_text(" UNION ALL ".join(f"SELECT {i} AS x" for i in range(branches)))
+    code, stderr, seconds, peak = _irw_process("sql", "-f", query, *limits,
+                                               "--warehouse", sample_warehouse)
+    assert code == 1 and len(stderr.splitlines()) == 1, stderr
+    assert "too large to plan" in stderr and "branches" in stderr
+    assert seconds < 10 and peak < 400, (seconds, peak)
+
+
+@pytest.mark.parametrize("query, words", [
+    ("SELECT count(*) FROM range(10) WHERE range IN ({})".format(
+        ",".join(map(str, range(100_000)))), "tokens"),
+    ("SELECT count(*) FROM " + ", ".join(f"range(2) t{i}" for i in range(100)),
+     "relations joined"),
+])
+def test_other_shapes_too_large_to_plan_are_refused(query, words):
+    with pytest.raises(QueryRefused, match=words):
+        check_query(query)
+
+
+def test_a_large_single_value_is_bounded_by_the_memory_limit(sample_warehouse):
+    """`repeat('x', 2000000000)` at 200 MB took 3.95 GB: DuckDB's memory limit does not cover
+    one value's string; the process's address space is capped while the query runs."""
+    code, stderr, _, peak = _irw_process("sql", "SELECT length(repeat('x', 2000000000))",
+                                         "--memory-limit", "200MB",
+                                         "--warehouse", sample_warehouse)
+    assert code == 1 and len(stderr.splitlines()) == 1, stderr
+    assert "more memory than its limit (200MB" in stderr
+    assert peak < 400, peak
+
+
+def test_spill_files_are_bounded_and_never_beside_the_warehouse(sample_warehouse, tmp_path):
+    """A GROUP BY over 5*10^7 groups spilled 682 MB into wh.duckdb.tmp/ beside the warehouse:
+    spilling goes to a temporary folder of the query's own, at most the memory limit, removed
+    afterwards."""
+    spill_root = tmp_path / "tmp"
+    spill_root.mkdir()
+    code, stderr, _, peak = _irw_process_env(
+        {"TMPDIR": str(spill_root)}, "sql", "SELECT count(*) FROM (SELECT range % 50000000 AS g, count(*) FROM "
+        "range(50000000) GROUP BY 1)", "--memory-limit", "200MB", "--timeout", 120,
+        "--warehouse", sample_warehouse)
+    assert code == 1 and len(stderr.splitlines()) == 1, stderr
+    assert "200MB of temporary files" in stderr
+    assert peak < 400, peak
+    assert not sample_warehouse.with_name(sample_warehouse.name + ".tmp").exists()
+    assert list(spill_root.iterdir()) == []         # the query's folder is gone
+
+
+def test_the_guards_checks_count_against_the_timeout(sample_warehouse, monkeypatch):
+    import irwarehouse.analyst.query as query
+
+    def slow_check(text):
+        time.sleep(1.5)
+    monkeypatch.setattr(query, "check_query", slow_check)
+    result = _sql(sample_warehouse, "SELECT 1", "--timeout", 1)
+    assert result.exit_code == 1 and "time limit of 1 s" in one_line(result)
+
+
+def test_spilling_onto_a_full_disk_is_disk_full_not_memory(sample_warehouse, tmp_path):
+    from tests.helpers.faults import mounted_tmpfs
+    with mounted_tmpfs(tmp_path / "tmp", "2m") as disk:
+        code, stderr, _, _ = _irw_process_env(
+            {"TMPDIR": str(disk)}, "sql", "SELECT count(*) FROM (SELECT range % 50000000 AS g, "
+            "count(*) FROM range(50000000) GROUP BY 1)", "--memory-limit", "200MB",
+            "--warehouse", sample_warehouse)
+        assert code == 3 and len(stderr.splitlines()) == 1, stderr
+        assert "disk full" in stderr and "temporary files" in stderr
+        assert list(disk.iterdir()) == []

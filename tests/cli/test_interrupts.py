@@ -32,12 +32,24 @@ def _big_run(path, rows: int) -> None:
         f.writelines(f"{i // 1000} Q0 d{i} {i % 1000 + 1} {-i} big\n" for i in range(rows))
 
 
+def default_sigint() -> None:
+    """In the child before it runs: Ctrl-C's default disposition. A process started with
+    SIGINT ignored (a background job of a script, as CI may run the suite: `nice .ci/run &`)
+    passes SIG_IGN on to its children, and irw, seeing a handler that is not Python's default,
+    leaves it alone as an embedded irw must: no `irw-ready`, and the first stderr line of the
+    child was empty (the Ctrl-C tests that failed in a full run at load 10)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _start(args) -> subprocess.Popen:
     """Start irw and return once its Ctrl-C handler is installed."""
     proc = subprocess.Popen(IRW + [str(a) for a in args], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=default_sigint)
     first = proc.stderr.readline()
-    assert first.strip() == READY, first
+    if first.strip() != READY:
+        proc.kill()
+        _, rest = proc.communicate()
+        pytest.fail(f"irw did not say {READY}: {first + rest!r}")
     return proc
 
 
@@ -141,3 +153,15 @@ def test_ctrl_c_while_the_command_line_is_read():
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and "Traceback" not in err, (proc.returncode, err)
     assert err.strip() == "irw: interrupted; nothing was written", err
+
+
+def test_the_child_gets_ctrl_c_even_when_the_suite_ignores_it():
+    """The suite run as a background job ignores SIGINT, and its children would inherit that:
+    _start gives irw the default back (default_sigint), so that irw installs its handler."""
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        proc = _start(["--help"])           # asserts irw-ready
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    proc.communicate(timeout=60)
+    assert proc.returncode == 0

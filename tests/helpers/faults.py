@@ -65,14 +65,15 @@ def faulty_warehouse(monkeypatch, path: Path, fail_at: int | None,
 
 def state(path: Path) -> dict:
     """Every table of a warehouse file as (rows, digest of its columns but timestamps, which
-    differ between two runs of one command)."""
+    differ between two runs of one command, and irw_digest.digest, which hashes them)."""
     con = _REAL_CONNECT(str(path), read_only=True)
     try:
         columns: dict[str, list[str]] = {}
         for table, column in con.execute("""
                 SELECT table_name, column_name FROM duckdb_columns()
                 WHERE database_name = current_database() AND schema_name = 'main'
-                  AND data_type NOT LIKE 'TIMESTAMP%' AND table_name IN
+                  AND data_type NOT LIKE 'TIMESTAMP%'
+                  AND (table_name, column_name) <> ('irw_digest', 'digest') AND table_name IN
                       (SELECT table_name FROM duckdb_tables()
                        WHERE database_name = current_database())
                 ORDER BY table_name, column_index""").fetchall():
@@ -99,3 +100,25 @@ def one_line(result) -> str:
     assert result.exception is None or isinstance(result.exception, SystemExit), \
         repr(result.exception)
     return errors[0]
+
+
+@contextlib.contextmanager
+def mounted_tmpfs(folder: Path, size: str):
+    """A tmpfs of `size` (e.g. '4m') mounted on `folder` for the block: a disk that fills up
+    (root only: the test is skipped otherwise); unmounted at the end."""
+    import os
+    import shutil
+    import subprocess
+
+    import pytest
+    if os.geteuid() != 0 or shutil.which("mount") is None:
+        pytest.skip("mounting a tmpfs needs root")
+    folder.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(folder)],
+                          capture_output=True, check=False)
+    if done.returncode:
+        pytest.skip(f"cannot mount a tmpfs: {done.stderr.decode().strip()}")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], check=False)

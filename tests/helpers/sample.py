@@ -36,6 +36,8 @@ def derived_runs(folder: Path, n: int = 3, seed: int = 7) -> list[Path]:
 
 def build_sample(path: Path, runs_dir: Path) -> Path:
     from irwarehouse.api import Warehouse
+    from irwarehouse.store import digests
+    from irwarehouse.store.ingest import transaction
     with Warehouse(path) as wh:
         wh.ingest_qrels(DATA / "qrels.test", "sample", name="binary")
         wh.ingest_qrels(DATA / "qrels.rel_level", "sample", name="graded")
@@ -43,5 +45,8 @@ def build_sample(path: Path, runs_dir: Path) -> Path:
         for run in derived_runs(runs_dir):
             wh.ingest_run(run, "sample", team="sys")
         wh.evaluate(MEASURES, campaign="sample", qrels="graded", store=True)
-        wh.con.execute("UPDATE campaign SET year = 2024, venue = 'demo' WHERE name = 'sample'")
+        with transaction(wh.con):       # its digest recorded, as irw's own writes do
+            wh.con.execute("UPDATE campaign SET year = 2024, venue = 'demo' "
+                           "WHERE name = 'sample'")
+            digests.touch(wh.con, "campaign", "name = 'sample'")
     return path

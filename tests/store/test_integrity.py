@@ -51,7 +51,7 @@ def test_check_finds_a_16_byte_flip_the_block_checksum_misses(tmp_path):
     assert changed != sum(range(20_000))                     # ...but the rows changed
     result = irw("check", "--warehouse", path)
     assert result.exit_code == 3
-    assert "FAILED  run big of campaign c: the stored rows differ" in result.stdout
+    assert "FAILED  run_row: run big of campaign c: the stored rows differ" in result.stdout
     assert "1 problem found" in one_line(result)
 
 
@@ -64,8 +64,8 @@ def test_check_finds_rows_changed_or_lost_behind_irws_back(tmp_path):
     result = irw("check", "--warehouse", path)
     assert result.exit_code == 0, result.output
     for line in ("ok      schema: up to date",
-                 "ok      run: 1 run (3,000 rows): counts and digests match",
-                 "ok      qrels: 1 qrels (2 rows)"):
+                 "ok      tables: 34 tables read in full",
+                 "their rows match the digests recorded"):
         assert line in result.stdout, result.stdout
     con = duckdb.connect(str(path))
     con.execute("UPDATE judgment SET rel = 2 WHERE doc = 'd1'")
@@ -73,8 +73,8 @@ def test_check_finds_rows_changed_or_lost_behind_irws_back(tmp_path):
     con.close()
     result = irw("check", "--warehouse", path)
     assert result.exit_code == 3
-    assert "run big of campaign c: 2,999 rows stored, 3,000 ingested" in result.stdout
-    assert "qrels q.txt of campaign c: the stored rows differ" in result.stdout
+    assert "run_row: run big of campaign c: 2,999 rows stored, 3,000 recorded" in result.stdout
+    assert "judgment: qrels q.txt of campaign c: the stored rows differ" in result.stdout
     assert "run_list: 1 list lengths differ" in result.stdout
 
 

@@ -13,7 +13,7 @@ from tests.helpers.paths import DATA
 
 RUN = DATA / "runs" / "STANDARD.results.test"
 # tables that belong to no campaign
-GLOBAL = {"irw_meta", "measure_catalog"}
+GLOBAL = {"irw_meta", "measure_catalog", "irw_digest"}
 # the ids rows hang on and the table that owns each
 OWNERS = {"campaign_id": "campaign", "run_id": "run", "qrels_id": "qrels", "pool_id": "pool",
           "interleaving_id": "interleaving"}
