@@ -221,6 +221,16 @@ class Warehouse:
         return load_metrics(self, campaign, measures, runs=runs, missing=missing,
                             given=_settings(options, qrels, option_values), store=store)
 
+    def informativeness(self, campaign: str, measures: list[str], *,
+                        runs: list[str] | None = None, qrels: str | None = None, options=None,
+                        missing: str = "error", **option_values):
+        """`irw meta informativeness`: the maximum entropy method of Aslam, Yilmaz & Pavlu
+        (SIGIR 2005) on each list (meta.informativeness.Informativeness: .summary_records(),
+        .run_records(), .curve_records(), .lists)."""
+        from .meta.informativeness import informativeness
+        return informativeness(self, campaign, measures, runs=runs, missing=missing,
+                               given=_settings(options, qrels, option_values))
+
     def cg_curves(self, campaign: str, *, runs: list[str] | None = None,
                   qrels: str | None = None, depth: int = 20, log_base: float = 2.0,
                   variant: str = "jk", gains: dict[int, float] | None = None,

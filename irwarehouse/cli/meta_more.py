@@ -1,6 +1,7 @@
 """More `irw meta` commands (issue 30): Carterette's d_rank, a generalisability-theory study,
-score standardisation, and the Friedman test and two-way ANOVA over a campaign's stored scores.
-They read the score matrix as every `irw meta` command does (cli/meta.py's _load)."""
+score standardisation, the Friedman test and two-way ANOVA over a campaign's stored scores, and
+the informativeness of a measure (the maximum entropy method). They read the score matrix as
+every `irw meta` command does (cli/meta.py's _load)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from .common import TableFormat, TableFormatOpt, WarehouseOpt, _guard, meta_app
+from .common import TableFormat, TableFormatOpt, WarehouseOpt, _guard, meta_app, note, warn
 from .options import evaluation_options
 from .meta import (
     Campaign,
@@ -20,6 +21,7 @@ from .meta import (
     Seed,
     _emit,
     _load,
+    _open,
     _seeded,
 )
 
@@ -151,3 +153,32 @@ def anova(campaign: Campaign, measure: Measures, run: Runs = None,
                 for row in (result.runs, result.topics, result.residual)]
     _guard(lambda: _per_measure(warehouse, campaign, measure, run, settings, missing, fmt,
                                 rows_of))
+
+
+@meta_app.command()
+@evaluation_options()
+def informativeness(campaign: Campaign, measure: Measures, run: Runs = None,
+                    per_run: Annotated[bool, typer.Option(
+                        "--per-run", help="One row per measure and run.")] = False,
+                    curves: Annotated[bool, typer.Option(
+                        "--curves", help="Each run's inferred and actual precision at the 11 "
+                        "recall levels (averaged over its topics).")] = False,
+                    fmt: TableFormatOpt = TableFormat.table, missing: MissingOpt = Missing.error,
+                    warehouse: WarehouseOpt = None, *, settings):
+    """Informativeness (Aslam, Yilmaz & Pavlu, SIGIR 2005): the precision-recall curve the
+    maximum-entropy distribution given each measure's value implies, against the actual curve
+    (RMS error at 11 recall levels; lower: more informative). AP, R-precision and P@k."""
+    def body():
+        from ..meta.informativeness import informativeness as infer
+        with _open(warehouse) as wh:
+            result = infer(wh, campaign, measure, runs=run, missing=missing.value,
+                           given=settings, report=note)
+        for text in result.notes():
+            warn(text)
+        if curves:
+            _emit(result.curve_records(), fmt)
+        elif per_run:
+            _emit(result.run_records(), fmt)
+        else:
+            _emit(result.summary_records(), fmt)
+    _guard(body)
