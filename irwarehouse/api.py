@@ -245,8 +245,14 @@ class Warehouse:
 def _settings(options, qrels: str | None, option_values: dict):
     """The request's settings from the API's arguments: an EvalOptions (every option), an
     EvalSettings, or keyword options (threshold=2, order="file", ...), and a qrels name."""
+    from .argcheck import ArgumentError
     from .meta.load import request_settings
     from .options import EvalSettings, settings_of
+    if options is not None and not isinstance(options, (EvalOptions, EvalSettings)):
+        raise ArgumentError(f"options must be EvalOptions or EvalSettings, not "
+                            f"{type(options).__name__}")
+    if qrels is not None and not isinstance(qrels, str):
+        raise ArgumentError(f"qrels must be str, not {type(qrels).__name__}")
     if option_values:
         if options is not None:
             raise TypeError("give either options= or keyword options, not both")

@@ -249,5 +249,7 @@ def settings_of(**values) -> EvalSettings:
     known = {o.field for o in OPTIONS}
     unknown = set(values) - known
     if unknown:
-        raise TypeError(f"not evaluation options: {sorted(unknown)}")
+        from .argcheck import ArgumentError
+        raise ArgumentError(f"not evaluation options: {sorted(unknown)} (the options are "
+                            f"{', '.join(sorted(known))})")
     return EvalSettings(**{k: getattr(v, "value", v) for k, v in values.items()}).given("given")

@@ -42,6 +42,9 @@ def _calls(tmp_path):
         wh.evaluate: {"measures": ["map"], "campaign": "c", "runs": ["STANDARD"]},
         wh.cg_curves: {"campaign": "c", "depth": 5},
         wh.scores: {"campaign": "c", "measure": "map"},
+        wh.scope: {"campaign": "c"},
+        wh.score_matrix: {"campaign": "c", "measure": "map"},
+        wh.compare: {"campaign": "c", "measures": ["map"], "test": "t"},
         evaluate_files: {"qrels": QRELS, "runs": [RUN], "measures": ["map"]},
         evaluate_rel_res: {"rel": QRELS, "res": RUN},
     }

@@ -24,7 +24,7 @@ from ..engine.evaluate import EvalOptions, evaluate
 from ..errors import WarehouseError
 from ..measures import parse_measures
 from ..store import digests
-from ..store.connection import rollback
+from ..store.rollback import rollback
 from .pools import PoolInfo, pool_info
 from .rankcorr import kendall_tau
 

@@ -31,6 +31,7 @@ from ..sqlfiles import (
 )
 from . import digests, interrupts
 from .locking import open_waiting
+from .rollback import rollback
 
 DEFAULT_PATH = "irw.duckdb"
 ENV_VAR = "IRW_WAREHOUSE"
@@ -261,15 +262,6 @@ def upgrade(con: duckdb.DuckDBPyConnection) -> None:
     except BaseException:
         rollback(con)
         raise
-
-
-def rollback(con: duckdb.DuckDBPyConnection) -> None:
-    """ROLLBACK, tolerating a transaction DuckDB already ended (a failed COMMIT, an
-    invalidated transaction): the error that brought us here is the one to report."""
-    try:
-        con.execute("ROLLBACK")
-    except duckdb.Error:
-        pass
 
 
 @contextmanager

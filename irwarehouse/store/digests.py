@@ -21,6 +21,8 @@ from collections.abc import Iterable
 
 import duckdb
 
+from .rollback import rollback
+
 # The owner columns a table's digest is partitioned by, the first a table has: a run's rows
 # are re-digested when that run is written, not every run's.
 PARTITION_COLUMNS = ("run_id", "qrels_id", "owner_id", "interleaving_id", "pool_id",
@@ -236,7 +238,6 @@ def record_changes(con: duckdb.DuckDBPyConnection, before: dict) -> None:
         seal(con)
         con.execute("COMMIT")
     except BaseException:
-        from .connection import rollback
         rollback(con)
         raise
 

@@ -15,7 +15,7 @@ from ..errors import WarehouseError
 from ..failures import shown, unsafe
 from ..formats.trec import sha256_of, stage_qrels, stage_run, stage_runs_bulk
 from . import digests, interrupts
-from .connection import rollback
+from .rollback import rollback
 
 QRELS_FORMATS = ("qrels", "diversity", "ntcir_qrels", "sampleval", "prels")
 # sampled judgments with their stratum or inclusion probability (formats/sampled.py)

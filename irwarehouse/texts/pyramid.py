@@ -112,4 +112,5 @@ def _store_peers(con, cid: int, qid: int, path: Path) -> int:
         digests.delete(con, "pyramid_peer", "run_id = ? AND qrels_id = ?", [rid, qid])
     _insert(con, "pyramid_peer", rows)
     digests.touch(con, "pyramid_peer", "qrels_id = ?", [qid])
+    digests.touch(con, "run", "list_contains($ids, run_id)", {"ids": list(runs.values())})
     return len(runs)

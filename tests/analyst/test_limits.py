@@ -179,19 +179,30 @@ def _irw_process(*args) -> tuple[int, str, float, int]:
     return _irw_process_env({}, *args)
 
 
+# irw is started by a small launcher process that reports its peak RSS: a child forked from
+# pytest's own large process inherits pytest's peak as its ru_maxrss (Linux records the old
+# memory's high-water mark at exec), so measured directly the peak grows with the suite.
+_LAUNCHER = """
+import os, subprocess, sys
+proc = subprocess.Popen([sys.executable, "-c", "from irwarehouse.entry import main; main()",
+                         *sys.argv[1:]], stdout=subprocess.DEVNULL)
+_, status, usage = os.wait4(proc.pid, 0)
+sys.stderr.write(f"\\nirw-peak-kb {usage.ru_maxrss}")
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
 def _irw_process_env(env: dict, *args) -> tuple[int, str, float, int]:
     import os
     import subprocess
     import sys
     start = time.monotonic()
-    proc = subprocess.Popen([sys.executable, "-c", "from irwarehouse.entry import main; main()",
-                             *map(str, args)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True, env={**os.environ, **env})
-    stderr = proc.stderr.read()
-    _, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    proc.stderr.close()
-    return proc.returncode, stderr, time.monotonic() - start, usage.ru_maxrss // 1024
+    proc = subprocess.run([sys.executable, "-c", _LAUNCHER, *map(str, args)],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                          env={**os.environ, **env})
+    seconds = time.monotonic() - start
+    stderr, _, peak = proc.stderr.rpartition("\nirw-peak-kb ")
+    return proc.returncode, stderr, seconds, int(peak) // 1024
 
 
 @pytest.mark.parametrize("branches, limits", [

@@ -63,6 +63,12 @@ def _files(folder: Path) -> dict[str, Path]:
                                 "t1 A B left p1\nt2 A B tie p1\n")
     f["known"] = folder / "known.txt"
     f["known"].write_text("u1 t1 a\nu2 t1 c\n")
+    f["alphas"] = folder / "alphas.txt"
+    f["alphas"].write_text("301 0.3\n302 0.6\n")
+    f["scus"] = folder / "scus.tsv"           # a pyramid: SCUs and the models expressing them
+    f["scus"].write_text("d1\tA\tm1\nd1\tA\tm2\nd1\tB\tm1\n")
+    f["peers"] = folder / "peers.tsv"         # a peer summary's units annotated against it
+    f["peers"].write_text("d1\tp1\tA\nd1\tp1\t-\n")
     return f
 
 
@@ -79,6 +85,9 @@ def steps(folder: Path) -> list[tuple[str, ...]]:
         ("ingest", "topics", f["topics"], "-C", "c"),
         ("ingest", "intents", f["intents"], "-C", "c"),
         ("ingest", "doclengths", f["doclengths"], "-C", "c"),
+        ("ingest", "alphas", f["alphas"], "-C", "c"),
+        ("ingest", "qrels", TEST_DATA / "sampled" / "sampleval.qrels", "-C", "s",
+         "--format", "sampleval"),
         ("ingest", "teams", f["teams"], "-C", "c"),
         ("eval", "-C", "c", "-m", "map", "-m", "P.10", "--store"),
         ("eval", "-C", "c", "-m", "map", "--store"),                  # the same values again
@@ -95,6 +104,10 @@ def steps(folder: Path) -> list[tuple[str, ...]]:
          "--matches", f["matches.tsv"], "--lengths", f["lengths.tsv"],
          "--intents", f["intents.tsv"], "--mobileclick", f["mobileclick.tsv"]),
         ("nuggets", "-C", "t", "--nuggets", "gold", "-m", "nuggetF", "--store"),
+        ("ingest", "pyramid", "-C", "p", "--name", "duc", "--scus", f["scus"]),
+        ("ingest", "pyramid", "-C", "p", "--name", "duc", "--scus", f["scus"], "--replace",
+         "--peers", f["peers"]),
+        ("nuggets", "-C", "p", "--nuggets", "duc", "-m", "pyramid", "--store"),
         ("ingest", "qrels", f["online_qrels"], "-C", "o"),
         ("ingest", "run", f["A"], "-C", "o"),
         ("ingest", "run", f["B"], "-C", "o"),
