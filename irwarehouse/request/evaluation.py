@@ -28,9 +28,12 @@ class Scope:
     from_profile: str = ""          # the flags of what the profile gave (options, qrels)
 
     def describe(self) -> str:
-        """What was used, as a note prints it: `www4: qrels 'official', options --order file
-        -c -M 1000 (from the campaign's profile: --gains 1:2 --order file -c -M 1000)`."""
-        flags = self.options.flags() or "trec_eval's defaults"
+        """What was used, as a note prints it: `www4: qrels 'official', options --gains 1:2
+        --order file -c -M 1000 (from the campaign's profile: --gains 1:2 --order file ...)`."""
+        flags = self.options.flags()
+        if self.settings.gains and not self.options.gains:     # NTCIREVAL's -g (measures' own)
+            flags = f"--gains {self.settings.gains} {flags}".strip()
+        flags = flags or "trec_eval's defaults"
         source = f" (from {PROFILE}: {self.from_profile})" if self.from_profile else ""
         return f"{self.campaign}: qrels {self.qrels!r}, options {flags}{source}"
 
