@@ -5,7 +5,7 @@
 --   CG[r]  = sum_{k<=r} g(k)
 --   DCG[r] = CG[r] for r < b, DCG[r-1] + g(r)/log_b(r) for r >= b   (no discount before rank b)
 --   nCG[r] = CG[r]/CG*[r], nDCG[r] = DCG[r]/DCG*[r]   (NULL while the ideal is still 0)
--- Seed 003's example, b = 2: G = (1,0,1,0,0,3,0,0,0,2,0,0,0,0,3) gives
+-- Järvelin & Kekäläinen's example (ACM TOIS 2002), b = 2: G = (1,0,1,0,0,3,0,0,0,2,0,0,0,0,3) gives
 -- DCG = (1, 1, 1.63, 1.63, 1.63, 2.79, ..., 3.39, ..., 4.16).
 -- The `1 + log_b(r)` variant (Jarvelin et al. 2008) divides every gain by 1 + log_b(r):
 -- variant := 'one_plus_log'.

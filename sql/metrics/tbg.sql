@@ -14,7 +14,7 @@
 -- applied) and L from the `doc` table (`irw ingest doclengths`, `irw eval --doclengths`).
 -- A document without a length there has L = missing_length (default 0 words, so T_D = 7.8 s,
 -- the model's fixed cost of opening a document: without any lengths TBG discounts by rank
--- alone, every click costing the same). Seed 000's check: a 1000-word non-relevant document at
+-- alone, every click costing the same). Sakai's (PROMISE 2014) check: a 1000-word non-relevant document at
 -- rank 1 gives T(2) = T_S + 0.39 (0.018 * 1000 + 7.8) = T_S + 10.062; a 10-word relevant one
 -- T(2) = T_S + 0.64 (0.018 * 10 + 7.8) = T_S + 5.107 (TBG does not guarantee diminishing
 -- return).
