@@ -11,6 +11,8 @@ from typing import Annotated
 
 import typer
 
+from ..formats import QRELS_FORMATS
+from ..meta.render import FORMATS as TABLE_FORMATS
 from ..request.layouts import LAYOUTS
 
 app = typer.Typer(help="irwarehouse: IR evaluation in a DuckDB warehouse.", no_args_is_help=True,
@@ -35,11 +37,11 @@ def choices(name: str, *values: str) -> type[Enum]:
 # -- choices shared by several command groups ---------------------------------------------------
 # the tables of every command that prints records: its own table, and the plain layouts every
 # evaluating command prints (request.layouts.PLAIN)
-TableFormat = choices("TableFormat", "table", "tsv", "csv", "json")
+TableFormat = choices("TableFormat", *TABLE_FORMATS)
 # irw eval's layouts, as request.layouts declares them
 Format = choices("Format", *LAYOUTS)
 DiversityKind = choices("DiversityKind", "D", "DIN", "IA")
-QrelsFormat = choices("QrelsFormat", "qrels", "diversity", "ntcir_qrels", "sampleval", "prels")
+QrelsFormat = choices("QrelsFormat", *QRELS_FORMATS)
 Test = choices("Test", "bootstrap", "tukey", "randomisation", "t", "wilcoxon", "sign")
 # none: no correction (the default), so that a script can say so; Tukey HSD takes only none
 Correction = choices("Correction", "none", "bonferroni", "holm", "bh")

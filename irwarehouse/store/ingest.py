@@ -13,13 +13,11 @@ import duckdb
 
 from ..errors import WarehouseError
 from ..failures import shown, unsafe
+from ..formats import QRELS_FORMATS, SAMPLED_FORMATS
 from ..formats.trec import sha256_of, stage_qrels, stage_run, stage_runs_bulk
 from . import digests, interrupts
 from .rollback import rollback
 
-QRELS_FORMATS = ("qrels", "diversity", "ntcir_qrels", "sampleval", "prels")
-# sampled judgments with their stratum or inclusion probability (formats/sampled.py)
-SAMPLED_FORMATS = ("sampleval", "prels")
 NAME_LIMIT = 200            # characters of a campaign, run or qrels name
 
 
