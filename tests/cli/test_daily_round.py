@@ -13,32 +13,12 @@ from irwarehouse.api import Warehouse
 from irwarehouse.cli import app
 from tests.engine.test_comparison import _write_campaign, build_two_qrels_campaign
 from tests.helpers.paths import REALDATA
+from tests.helpers.www4 import oracle_thuir_q10 as _oracle_thuir_q10
 
 WWW4 = REALDATA / "ntcir16_www4_english"
 NTCIREVAL = ["-g", "1:2", "--order", "file", "-c", "-M", "1000"]
 OFFICIAL_THUIR_Q10 = "0.4491"        # THUIR-CO-NEW-2.waseda.nev, Q@0010 (NTCIREVAL)
 
-
-def _oracle_thuir_q10() -> str:
-    """THUIR's mean Q@10 with trec_eval's defaults (lists in trec_eval 9's order: float32 score
-    descending, then docno descending; gain = level): tests/oracles/ntcireval_oracle.py on
-    those lists (0.4492; in file order it gives the official 0.4491)."""
-    import collections
-    import struct
-    from tests.oracles.ntcireval_oracle import evaluate_topic
-    qrels = collections.defaultdict(dict)
-    for line in (WWW4 / "www4gold-corrected.qrels").read_text().splitlines():
-        topic, doc, level = line.split()
-        qrels[topic][doc] = int(level[1:])
-    lists = collections.defaultdict(list)
-    for line in (WWW4 / "runs" / "THUIR-CO-NEW-2").read_text().splitlines():
-        f = line.split()
-        if len(f) == 6:
-            score = struct.unpack("f", struct.pack("f", float(f[4])))[0]
-            lists[f[0]].append((score, f[2]))
-    values = [evaluate_topic([d for _, d in sorted(docs, reverse=True)], qrels[t], gains=[1, 2],
-                             cutoffs=(10,))["Q@0010"] for t, docs in lists.items() if t in qrels]
-    return f"{sum(values) / len(values):.4f}"
 
 
 def irw(*args, code=0):
