@@ -231,6 +231,33 @@ class Warehouse:
         return informativeness(self, campaign, measures, runs=runs, missing=missing,
                                given=_settings(options, qrels, option_values))
 
+    def qrels_agreement(self, campaign: str, qrels_a: str, qrels_b: str, *,
+                        measures: list[str] | None = None, runs: list[str] | None = None,
+                        options=None, missing: str = "error", **option_values):
+        """`irw meta qrels-agreement`: Cohen's kappa at the relevance level (threshold=),
+        weighted kappa, Krippendorff's alpha and the confusion matrix of levels on the
+        documents both qrels judged, and for each measure the agreement of the run rankings
+        under each qrels (meta.agreement.Agreement: .as_dict(), .summary_records(),
+        .rankings)."""
+        from .meta.agreement import qrels_agreement
+        return qrels_agreement(self, campaign, qrels_a, qrels_b, measures=measures,
+                               runs=runs, given=_settings(options, None, option_values),
+                               missing=missing)
+
+    def repro(self, campaign: str, original: str, reproduced: str, *,
+              original_baseline: str | None = None, reproduced_baseline: str | None = None,
+              measures: list[str] | None = None, qrels: str | None = None, options=None,
+              rbo_p: float = 0.95, **option_values):
+        """`irw meta repro -C`: the reproducibility measures of Breuer et al. (SIGIR 2020;
+        repro_eval's values) between stored runs (meta.repro.Reproduction: .as_dict(),
+        .order, .scores, .effects); for run files, irwarehouse.meta.repro.reproduce_files."""
+        from .meta.repro import reproduce
+        return reproduce(self, campaign, original, reproduced,
+                         original_baseline=original_baseline,
+                         reproduced_baseline=reproduced_baseline,
+                         measures=["AP", "nDCG", "P@10"] if measures is None else measures,
+                         given=_settings(options, qrels, option_values), p=rbo_p)
+
     def cg_curves(self, campaign: str, *, runs: list[str] | None = None,
                   qrels: str | None = None, depth: int = 20, log_base: float = 2.0,
                   variant: str = "jk", gains: dict[int, float] | None = None,

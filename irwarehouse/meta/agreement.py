@@ -5,10 +5,10 @@ document's highest level over its intents, a negative level being trec_eval's "u
 
 * Cohen's kappa (Cohen, Educational and Psychological Measurement 1960) of the binary
   judgments "level >= l": kappa = (p_o - p_e) / (1 - p_e);
-* weighted kappa (Cohen, Psychological Bulletin 1968) of the graded levels, with linear weights
-  |i - j| / (k - 1) and quadratic weights ((i - j) / (k - 1))^2 on the positions i, j of the
-  levels in the ordered list of the k levels either qrels uses (scikit-learn's
-  cohen_kappa_score(weights=...)); both are reported;
+* weighted kappa (Cohen, Psychological Bulletin 1968) of the graded levels,
+  1 - sum w_ij o_ij / sum w_ij e_ij, with linear weights |i - j| and quadratic weights
+  (i - j)^2 on the positions i, j of the levels in the sorted list of the levels either qrels
+  uses (scikit-learn's cohen_kappa_score(weights=...)); both are reported;
 * Krippendorff's alpha (Krippendorff, Content Analysis, 2004, ch. 11; "Computing Krippendorff's
   alpha-reliability", 2011) of the graded levels, with the ordinal metric (the default, for
   levels that are ordered but not equally spaced) and the interval metric (levels as numbers);
@@ -284,16 +284,15 @@ def qrels_agreement(wh, campaign: str, qrels_a: str, qrels_b: str, *,
     `given` (an EvalSettings: -l, -J, ... over the campaign's profile) applying to both."""
     from dataclasses import replace
 
+    from ..engine.matrix import run_values
     from ..options import EvalSettings
     from ..request.evaluation import scope
     from .load import load_metrics
     given = given or EvalSettings()
+    # the measures' names and both qrels are checked before anything is computed
+    where = scope(wh.con, campaign, replace(given, qrels=qrels_a), measures=measures or None)
     judged = judged_pairs(wh.con, campaign, qrels_a, qrels_b)
-    level = scope(wh.con, campaign, replace(given, qrels=qrels_a)).options.threshold
-    out = label_agreement(campaign, qrels_a, qrels_b, judged, level)
-    if warn is not None:
-        for line in _gaps(judged, qrels_a, qrels_b):
-            warn(line)
+    out = label_agreement(campaign, qrels_a, qrels_b, judged, where.options.threshold)
     for measure in measures or []:
         sets = [load_metrics(wh, campaign, [measure], runs=runs, missing=missing,
                              given=replace(given, qrels=q), report=report)
@@ -305,12 +304,14 @@ def qrels_agreement(wh, campaign: str, qrels_a: str, qrels_b: str, *,
         means = []
         for ms in sets:
             rows = [ms.topics.index(t) for t in shared]
-            from ..engine.matrix import run_values
             means.append(run_values(ms[measure][rows, :], ms.summaries.get(measure, "mean")))
         if sets[0].runs != sets[1].runs:
             raise IrwError("the two qrels' scores cover different runs")
         out.rankings.append(ranking_agreement(measure, sets[0].runs, means[0], means[1],
                                               len(shared)))
+    if warn is not None:
+        for line in _gaps(judged, qrels_a, qrels_b):
+            warn(line)
     return out
 
 
