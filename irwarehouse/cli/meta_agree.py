@@ -131,12 +131,12 @@ def repro(
             if (original_baseline is None) != (reproduced_baseline is None):
                 raise IrwError("give both --original-baseline and --reproduced-baseline, "
                                "or neither")
-            if settings.qrels is None:
-                note("no --qrels: the document order only (KTU, RBO); give --qrels FILE for "
-                     "RMSE, ER and DeltaRI")
             result = rp.reproduce_files(settings.qrels, original, reproduced, **pairs,
                                         measures=measures, given=replace(settings, qrels=None),
                                         p=rbo_p, warn=warn)
+            if settings.qrels is None:
+                note("no --qrels: the document order only (KTU, RBO); give --qrels FILE for "
+                     "RMSE, ER and DeltaRI")
         sys.stdout.write(_repro_text(result, fmt.value, per_topic))
     _guard(body)
 

@@ -227,10 +227,11 @@ def ranked_lists(con, campaign: str, run: str, depth: int) -> dict[str, list[str
 def reproduce(wh, campaign: str, original: str, reproduced: str, *,
               original_baseline: str | None = None, reproduced_baseline: str | None = None,
               measures: list[str] | None = None, given=None, p: float = RBO_P,
-              rbo_depth: int = RBO_DEPTH, warn=None, report=None) -> Reproduction:
+              rbo_depth: int = RBO_DEPTH, warn=None, report=None,
+              labels: dict[str, str] | None = None) -> Reproduction:
     """The reproducibility measures of stored runs of `campaign` (module doc). `measures`:
     scored through the one request (the campaign's profile and `given`, an EvalSettings);
-    none: the document order only."""
+    none: the document order only. `labels`: how to show a run's name (its file)."""
     from ..request.evaluation import run_ids, scope, scores
     if (original_baseline is None) != (reproduced_baseline is None):
         raise IrwError("give both --original-baseline and --reproduced-baseline, or neither")
@@ -243,7 +244,9 @@ def reproduce(wh, campaign: str, original: str, reproduced: str, *,
     depth = (where.options.depth if where is not None else None) or TRIM
     out = Reproduction(depth=depth, p=p)
     for pair, o, r in pairs:
-        out.order.append(order_agreement(pair, o, r, ranked_lists(wh.con, campaign, o, depth),
+        shown = labels or {}
+        out.order.append(order_agreement(pair, shown.get(o, o), shown.get(r, r),
+                                         ranked_lists(wh.con, campaign, o, depth),
                                          ranked_lists(wh.con, campaign, r, depth), p=p,
                                          depth=rbo_depth, warn=warn))
     if not measures:
@@ -275,6 +278,9 @@ def reproduce_files(qrels, original, reproduced, *, original_baseline=None,
     compared), through a private in-memory warehouse: the runs are named original,
     reproduced, original-baseline and reproduced-baseline."""
     from ..api import Warehouse
+    from ..request.evaluation import split_measures
+    if qrels is not None and measures:
+        split_measures(list(measures))          # an unknown name: the grammar's one line
     files = {"original": original, "reproduced": reproduced,
              "original-baseline": original_baseline,
              "reproduced-baseline": reproduced_baseline}
@@ -288,4 +294,5 @@ def reproduce_files(qrels, original, reproduced, *, original_baseline=None,
                          original_baseline="original-baseline" if original_baseline else None,
                          reproduced_baseline="reproduced-baseline" if reproduced_baseline
                          else None, measures=measures if qrels is not None else None,
-                         given=given, p=p, rbo_depth=rbo_depth, warn=warn)
+                         given=given, p=p, rbo_depth=rbo_depth, warn=warn,
+                         labels={k: str(v) for k, v in files.items() if v is not None})
