@@ -58,6 +58,11 @@ def compare(
                    "line).")] = CompareFormat.table,
     store: Annotated[bool, typer.Option(help="Store the results in table `significance`, and "
                                        "the scores evaluated for runs that had none.")] = False,
+    group: Annotated[str | None, typer.Option(
+        "--group", help="Systems with several runs (seeds, folds): compare systems by their "
+        "per-topic mean over their runs, and show how many runs each has and their spread. "
+        "team (the runs' teams), a run<TAB>system file, or a regular expression whose first "
+        "group names the system, e.g. '^(.*)-seed[0-9]+$'.")] = None,
     warehouse: WarehouseOpt = None,
     *, settings,
 ):
@@ -81,6 +86,8 @@ def compare(
         with open_warehouse(warehouse, create=False) as wh:
             matrices = cmp.matrices_for(wh, campaign, measures, run, missing.value, settings,
                                         report=note, store=store)
+            if group is not None:
+                matrices = _grouped(wh, campaign, matrices, group, store, fmt.value)
             if baseline is not None and not any(baseline in m.runs for m in matrices):
                 raise IrwError(f"--baseline {baseline!r} is not one of the runs compared")
             results, seed_of_all = [], seed
@@ -112,3 +119,21 @@ def _tests(cmp, matrix, test, correction, alpha, resamples, seed, tie_rule, plus
         return cmp.run_tests(matrix, test=test, correction=correction, alpha=alpha,
                              B=resamples, seed=seed, progress=progress, tie_rule=tie_rule,
                              plus_one=plus_one)
+
+
+def _grouped(wh, campaigns, matrices, spec, store, fmt):
+    """--group: the systems' matrices; their replicates' spread printed first (on stderr for
+    the machine-read formats, whose stdout stays one document)."""
+    from ..errors import IrwError
+    from ..meta.render import table_text
+    from ..request.replicates import grouped_matrices
+    if store:
+        raise IrwError("--store keeps run pairs; it cannot be combined with --group")
+    systems, spreads, how = grouped_matrices(wh.con, campaigns, matrices, spec, warn=warn)
+    text = "".join(
+        f"{m.measure}: systems by {how}, each the per-topic mean over its runs; value over "
+        f"{len(m.topics)} topics, sd/min/max of its runs' values\n"
+        + table_text([s.record() for s in spread]) + "\n"
+        for m, spread in zip(systems, spreads))
+    (sys.stdout if fmt == "table" else sys.stderr).write(text)
+    return systems
