@@ -252,7 +252,7 @@ class Warehouse:
         repro_eval's values) between stored runs (meta.repro.Reproduction: .as_dict(),
         .order, .scores, .effects); for run files, irwarehouse.meta.repro.reproduce_files."""
         from .meta.repro import reproduce
-        return reproduce(self, campaign, original, reproduced,
+        return reproduce(self.con, campaign, original, reproduced,
                          original_baseline=original_baseline,
                          reproduced_baseline=reproduced_baseline,
                          measures=["AP", "nDCG", "P@10"] if measures is None else measures,

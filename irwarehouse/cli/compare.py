@@ -126,7 +126,7 @@ def _grouped(wh, campaigns, matrices, spec, store, fmt):
     the machine-read formats, whose stdout stays one document)."""
     from ..errors import IrwError
     from ..meta.render import table_text
-    from ..request.replicates import grouped_matrices
+    from ..analyst.replicates import grouped_matrices
     if store:
         raise IrwError("--store keeps run pairs; it cannot be combined with --group")
     systems, spreads, how = grouped_matrices(wh.con, campaigns, matrices, spec, warn=warn)

@@ -120,7 +120,7 @@ def repro(
                      reproduced_baseline=reproduced_baseline)
         if campaign is not None:
             with _open(warehouse) as wh:
-                result = rp.reproduce(wh, campaign, original, reproduced, **pairs,
+                result = rp.reproduce(wh.con, campaign, original, reproduced, **pairs,
                                       measures=measures, given=settings, p=rbo_p, warn=warn,
                                       report=note)
         else:

@@ -224,7 +224,7 @@ def ranked_lists(con, campaign: str, run: str, depth: int) -> dict[str, list[str
     return out
 
 
-def reproduce(wh, campaign: str, original: str, reproduced: str, *,
+def reproduce(con, campaign: str, original: str, reproduced: str, *,
               original_baseline: str | None = None, reproduced_baseline: str | None = None,
               measures: list[str] | None = None, given=None, p: float = RBO_P,
               rbo_depth: int = RBO_DEPTH, warn=None, report=None,
@@ -239,21 +239,21 @@ def reproduce(wh, campaign: str, original: str, reproduced: str, *,
     if original_baseline:
         pairs.append(("baseline", original_baseline, reproduced_baseline))
     names = [n for _, o, r in pairs for n in (o, r)]
-    run_ids(wh.con, campaign, names)                     # each run exists
-    where = scope(wh.con, campaign, given, measures=measures or None) if measures else None
+    run_ids(con, campaign, names)                     # each run exists
+    where = scope(con, campaign, given, measures=measures or None) if measures else None
     depth = (where.options.depth if where is not None else None) or TRIM
     out = Reproduction(depth=depth, p=p)
     for pair, o, r in pairs:
         shown = labels or {}
         out.order.append(order_agreement(pair, shown.get(o, o), shown.get(r, r),
-                                         ranked_lists(wh.con, campaign, o, depth),
-                                         ranked_lists(wh.con, campaign, r, depth), p=p,
+                                         ranked_lists(con, campaign, o, depth),
+                                         ranked_lists(con, campaign, r, depth), p=p,
                                          depth=rbo_depth, warn=warn))
     if not measures:
         return out
     if report is not None and where.worth_naming:
         report(f"scores of {where.describe()}")
-    found = scores(wh.con, where, list(measures), runs=list(dict.fromkeys(names)))
+    found = scores(con, where, list(measures), runs=list(dict.fromkeys(names)))
     for ms in found:
         by_run: dict[str, dict[str, float]] = {}
         for run, topic, value in ms.rows:
@@ -275,24 +275,28 @@ def reproduce_files(qrels, original, reproduced, *, original_baseline=None,
                     given=None, qrels_format: str = "qrels", p: float = RBO_P,
                     rbo_depth: int = RBO_DEPTH, warn=None) -> Reproduction:
     """The same on run files (and a qrels file, without which only the document order is
-    compared), through a private in-memory warehouse: the runs are named original,
+    compared), through a private in-memory warehouse (as evaluate_files): the runs are named original,
     reproduced, original-baseline and reproduced-baseline."""
-    from ..api import Warehouse
     from ..request.evaluation import split_measures
+    from ..store.connection import close, connect
+    from ..store.ingest import ingest_qrels, ingest_run
     if qrels is not None and measures:
         split_measures(list(measures))          # an unknown name: the grammar's one line
     files = {"original": original, "reproduced": reproduced,
              "original-baseline": original_baseline,
              "reproduced-baseline": reproduced_baseline}
-    with Warehouse(None, macros=False, lean=True) as wh:
+    con = connect(None, macros=False, lean=True)
+    try:
         if qrels is not None:
-            wh.ingest_qrels(qrels, "repro", fmt=qrels_format)
+            ingest_qrels(con, qrels, "repro", fmt=qrels_format)
         for name, path in files.items():
             if path is not None:
-                wh.ingest_run(path, "repro", name=name)
-        return reproduce(wh, "repro", "original", "reproduced",
+                ingest_run(con, path, "repro", name=name)
+        return reproduce(con, "repro", "original", "reproduced",
                          original_baseline="original-baseline" if original_baseline else None,
                          reproduced_baseline="reproduced-baseline" if reproduced_baseline
                          else None, measures=measures if qrels is not None else None,
                          given=given, p=p, rbo_depth=rbo_depth, warn=warn,
                          labels={k: str(v) for k, v in files.items() if v is not None})
+    finally:
+        close(con, checkpoint=False)

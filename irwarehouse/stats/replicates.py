@@ -6,7 +6,7 @@ topic and system). Beside it, the spread between the replicates: how many runs e
 the standard deviation (n - 1) of their run values, and the lowest and highest of them.
 
 numpy only; which run belongs to which system is decided by the caller (irw compare --group:
-irwarehouse.request.replicates)."""
+irwarehouse.analyst.replicates)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Systems with several runs (`irw compare --group`; irwarehouse/stats/replicates.py and
-irwarehouse/request/replicates.py), against values worked by hand."""
+irwarehouse/analyst/replicates.py), against values worked by hand."""
 
 import json
 import math

@@ -3,7 +3,7 @@
 
 The grouping is one of
 * `team`: each run's stored team (`irw ingest teams`, `irw ingest run --team`), else the team
-  its name suggests (irwarehouse.analyst.teams.default_team), else its name;
+  its name suggests (teams.default_team), else its name;
 * a file (an existing path): `run<TAB>system` lines, the format of `irw ingest teams`; a run the
   file does not name is a system of its own (with a warning);
 * a regular expression: a run's system is the first group of its first match (the whole match
@@ -28,7 +28,7 @@ def systems_of(con, campaigns: list[str], runs: list[str], spec: str, warn=None
         return _by_team(con, campaigns, runs, several), "the runs' teams"
     path = Path(spec)
     if path.is_file():
-        from ..analyst.teams import read_team_file
+        from .teams import read_team_file
         mapping = read_team_file(path)
         found = {r: mapping.get(_bare(r, several), mapping.get(r)) for r in runs}
         how = f"file {spec}"
@@ -60,7 +60,7 @@ def _bare(run: str, several: bool) -> str:
 
 
 def _by_team(con, campaigns: list[str], runs: list[str], several: bool) -> dict[str, str]:
-    from ..analyst.teams import default_team
+    from .teams import default_team
     stored = {}
     for campaign in campaigns:
         for name, team in con.execute(
