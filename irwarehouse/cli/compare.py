@@ -124,9 +124,9 @@ def _tests(cmp, matrix, test, correction, alpha, resamples, seed, tie_rule, plus
 def _grouped(wh, campaigns, matrices, spec, store, fmt):
     """--group: the systems' matrices; their replicates' spread printed first (on stderr for
     the machine-read formats, whose stdout stays one document)."""
+    from ..analyst.replicates import grouped_matrices
     from ..errors import IrwError
     from ..meta.render import table_text
-    from ..analyst.replicates import grouped_matrices
     if store:
         raise IrwError("--store keeps run pairs; it cannot be combined with --group")
     systems, spreads, how = grouped_matrices(wh.con, campaigns, matrices, spec, warn=warn)

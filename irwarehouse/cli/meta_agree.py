@@ -58,9 +58,9 @@ def _agreement_text(result, fmt: str, top: int) -> str:
         return json.dumps(result.as_dict(), indent=2) + "\n"
     j = result.judged
     sections = [
-        (f"qrels {result.qrels_a!r} vs {result.qrels_b!r} of {result.campaign}: "
-         f"{len(j.topics)} topics, {j.levels_a.size} documents judged by both "
-         f"({j.only_a} by {result.qrels_a} only, {j.only_b} by {result.qrels_b} only)",
+        ((f"qrels {result.qrels_a!r} vs {result.qrels_b!r} of {result.campaign}: "
+          f"{len(j.topics)} topics, {j.levels_a.size} documents judged by both "
+          f"({j.only_a} by {result.qrels_a} only, {j.only_b} by {result.qrels_b} only)"),
          result.summary_records(), None),
         (f"levels: rows {result.qrels_a}, columns {result.qrels_b}",
          result.confusion_records(), None),
@@ -116,8 +116,8 @@ def repro(
         if not 0 < rbo_p < 1:
             raise IrwError("--rbo-p must be strictly between 0 and 1")
         measures = list(dict.fromkeys(measure or ["AP", "nDCG", "P@10"]))
-        pairs = dict(original_baseline=original_baseline,
-                     reproduced_baseline=reproduced_baseline)
+        pairs = {"original_baseline": original_baseline,
+                 "reproduced_baseline": reproduced_baseline}
         if campaign is not None:
             with _open(warehouse) as wh:
                 result = rp.reproduce(wh.con, campaign, original, reproduced, **pairs,
@@ -148,8 +148,8 @@ def _repro_text(result, fmt: str, per_topic: bool) -> str:
         if per_topic:
             payload["per_topic"] = [r for o in result.order for r in o.topic_records()]
         return json.dumps(payload, indent=2) + "\n"
-    sections = [(f"document order (top {result.depth}; RBO p = {result.p:g}, repro_eval's "
-                 "normalised form to depth 1000; RBO_ext: Webber et al.'s extrapolation)",
+    sections = [((f"document order (top {result.depth}; RBO p = {result.p:g}, repro_eval's "
+                  "normalised form to depth 1000; RBO_ext: Webber et al.'s extrapolation)"),
                  [o.record() for o in result.order])]
     if per_topic:
         sections.append(("per topic", [r for o in result.order for r in o.topic_records()]))
@@ -157,8 +157,8 @@ def _repro_text(result, fmt: str, per_topic: bool) -> str:
         sections.append(("per-topic scores (means; RMSE, nRMSE; p of the paired t-test)",
                          [s.record() for s in result.scores]))
     if result.effects:
-        sections.append(("effects (ER: reproduced / original mean improvement; DeltaRI: "
-                         "original minus reproduced relative improvement)",
+        sections.append((("effects (ER: reproduced / original mean improvement; DeltaRI: "
+                          "original minus reproduced relative improvement)"),
                          [e.record() for e in result.effects]))
     out = []
     for title, records in sections:

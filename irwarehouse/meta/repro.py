@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -297,6 +298,15 @@ def reproduce_files(qrels, original, reproduced, *, original_baseline=None,
                          reproduced_baseline="reproduced-baseline" if reproduced_baseline
                          else None, measures=measures if qrels is not None else None,
                          given=given, p=p, rbo_depth=rbo_depth, warn=warn,
-                         labels={k: str(v) for k, v in files.items() if v is not None})
+                         labels=_labels(files))
     finally:
         close(con, checkpoint=False)
+
+
+def _labels(files: dict) -> dict[str, str]:
+    """How the runs of files are shown: their file names, or their paths where two names
+    are the same."""
+    given = {k: Path(v) for k, v in files.items() if v is not None}
+    names = [p.name for p in given.values()]
+    unique = len(set(names)) == len(names)
+    return {k: p.name if unique else str(p) for k, p in given.items()}
