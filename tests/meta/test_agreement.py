@@ -211,3 +211,14 @@ def test_trec2012_adhoc_vs_diversity(web2012):
         assert round(mean, 4) == official
     assert ranking.kendall == pytest.approx(
         kendalltau(ranking.means_a, ranking.means_b, variant="b").statistic, abs=1e-12)
+
+
+def test_the_campaign_profile_gives_the_level(two_qrels):
+    # `irw campaign set -l 2`: kappa at level 2 unless -l says otherwise; the qrels named by
+    # --qrels win over the profile's --qrels
+    w = str(two_qrels)
+    assert irw("campaign", "set", "c", "-l", "2", "--qrels", "C", "-w", w).exit_code == 0
+    args = ["meta", "qrels-agreement", "-w", w, "-C", "c", "--qrels", "A", "--qrels", "B",
+            "-m", "P@2", "-f", "json"]
+    assert json.loads(irw(*args).stdout)["level"] == 2
+    assert json.loads(irw(*args, "-l", "1").stdout)["kappa"] == pytest.approx(1 / 3)

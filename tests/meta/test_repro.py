@@ -128,3 +128,16 @@ def test_one_line_errors(tmp_path):
         lines = bad.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("irw: error:") and says in lines[0], \
             lines
+
+
+def test_api_on_stored_runs(tmp_path):
+    from irwarehouse.api import Warehouse
+    with Warehouse(tmp_path / "w.duckdb") as wh:
+        wh.ingest_qrels(DATA / "qrels.txt", "c")
+        for name in ("orig_a", "rpd_a", "orig_b", "rpd_b"):
+            wh.ingest_run(DATA / f"{name}.txt", "c")
+        result = wh.repro("c", "orig_a", "rpd_a", original_baseline="orig_b",
+                          reproduced_baseline="rpd_b", measures=MEASURES)
+        _check(result, GOLDEN["example"])
+        with pytest.raises(Exception, match="no run 'nope'"):
+            wh.repro("c", "orig_a", "nope")
