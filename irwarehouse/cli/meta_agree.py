@@ -45,7 +45,7 @@ def qrels_agreement(
         if top < 0:
             raise IrwError("--top must be 0 or more")
         with _open(warehouse) as wh:
-            result = agree(wh, campaign, qrels[0], qrels[1], measures=measure or ["map"],
+            result = agree(wh, campaign, qrels[0], qrels[1], measures=measure or None,
                            runs=run, given=settings, missing=missing.value, report=note,
                            warn=warn)
         sys.stdout.write(_agreement_text(result, fmt.value, top))

@@ -280,7 +280,8 @@ def qrels_agreement(wh, campaign: str, qrels_a: str, qrels_b: str, *,
                     given=None, missing: str = "error", report=None,
                     warn=None) -> Agreement:
     """Label agreement of two stored qrels of `campaign`, and the agreement of the system
-    rankings by each measure (none: labels only) under each qrels, the request's settings
+    rankings by each measure (None: map, if the campaign has runs; []: labels only) under
+    each qrels, the request's settings
     `given` (an EvalSettings: -l, -J, ... over the campaign's profile) applying to both."""
     from dataclasses import replace
 
@@ -288,7 +289,13 @@ def qrels_agreement(wh, campaign: str, qrels_a: str, qrels_b: str, *,
     from ..options import EvalSettings
     from ..request.evaluation import scope
     from .load import load_metrics
+    from ..request.evaluation import ranked_runs
     given = given or EvalSettings()
+    notes = []
+    if measures is None:            # the default: MAP, when there are runs to rank
+        measures = ["map"] if ranked_runs(wh.con, campaign) else []
+        if not measures:
+            notes.append(f"campaign {campaign!r} has no runs: the judgments' agreement only")
     # the measures' names and both qrels are checked before anything is computed
     where = scope(wh.con, campaign, replace(given, qrels=qrels_a), measures=measures or None)
     judged = judged_pairs(wh.con, campaign, qrels_a, qrels_b)
@@ -310,7 +317,7 @@ def qrels_agreement(wh, campaign: str, qrels_a: str, qrels_b: str, *,
         out.rankings.append(ranking_agreement(measure, sets[0].runs, means[0], means[1],
                                               len(shared)))
     if warn is not None:
-        for line in _gaps(judged, qrels_a, qrels_b):
+        for line in notes + _gaps(judged, qrels_a, qrels_b):
             warn(line)
     return out
 

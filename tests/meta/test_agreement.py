@@ -222,3 +222,21 @@ def test_the_campaign_profile_gives_the_level(two_qrels):
             "-m", "P@2", "-f", "json"]
     assert json.loads(irw(*args).stdout)["level"] == 2
     assert json.loads(irw(*args, "-l", "1").stdout)["kappa"] == pytest.approx(1 / 3)
+
+
+def test_a_campaign_without_runs_gets_the_judgments_agreement(tmp_path):
+    w = str(tmp_path / "w.duckdb")
+    for name, text in (("A", "1 0 d1 1\n1 0 d2 0\n"), ("B", "1 0 d1 1\n1 0 d2 1\n")):
+        (tmp_path / name).write_text(text)
+        assert irw("ingest", "qrels", str(tmp_path / name), "-C", "c", "--name", name,
+                   "-w", w).exit_code == 0
+    out = irw("meta", "qrels-agreement", "-w", w, "-C", "c", "--qrels", "A", "--qrels", "B",
+              "-f", "json")
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    # A: 1 0, B: 1 1: p_o = 1/2, p_e = (1/2)(1) + (1/2)(0) = 1/2: kappa 0
+    assert data["kappa"] == 0.0 and data["rankings"] == []
+    assert "no runs" in out.stderr
+    bad = irw("meta", "qrels-agreement", "-w", w, "-C", "c", "--qrels", "A", "--qrels", "B",
+              "-m", "map")
+    assert bad.exit_code == 1 and "no runs" in bad.stderr
