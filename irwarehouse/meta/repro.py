@@ -99,6 +99,10 @@ def order_agreement(pair: str, original: str, reproduced: str, lists_o: dict, li
     if not topics:
         raise IrwError(f"the reproduced run {reproduced!r} has no topic in common with the "
                        f"original run {original!r}")
+    only_o, only_r = len(set(lists_o) - set(topics)), len(set(lists_r) - set(topics))
+    if (only_o or only_r) and warn is not None:
+        warn(f"{pair}: topics only one run has are left out ({only_o} only in {original}, "
+             f"{only_r} only in {reproduced})")
     uneven = [t for t in topics if len(lists_o[t]) != len(lists_r[t])]
     if uneven and warn is not None:
         warn(f"{pair}: {len(uneven)} topic(s) where the two lists differ in length (e.g. "

@@ -141,3 +141,19 @@ def test_api_on_stored_runs(tmp_path):
         _check(result, GOLDEN["example"])
         with pytest.raises(Exception, match="no run 'nope'"):
             wh.repro("c", "orig_a", "nope")
+
+
+def test_topics_of_one_run_only_are_left_out_with_a_warning(tmp_path):
+    oa = DATA / "orig_a.txt"
+    fewer = tmp_path / "fewer.txt"
+    fewer.write_text("".join(line + "\n" for line in (DATA / "rpd_a.txt").read_text()
+                             .splitlines() if not line.startswith("401 ")))
+    warned = []
+    result = reproduce_files(None, oa, fewer, warn=warned.append)
+    assert result.order[0].topics == ["402", "403", "404", "405", "406"]
+    assert warned == ["run: topics only one run has are left out (1 only in orig_a.txt, 0 "
+                      "only in fewer.txt)"]
+    # the other topics keep repro_eval's per-topic values
+    golden = GOLDEN["example"]["ktu_per_topic"]["advanced"]
+    assert result.order[0].ktu == pytest.approx([golden[t] for t in result.order[0].topics],
+                                                abs=1e-12)
