@@ -8,7 +8,9 @@ The grouping is one of
   file does not name is a system of its own (with a warning);
 * a regular expression: a run's system is the first group of its first match (the whole match
   without a group), e.g. `'^(.*)-seed[0-9]+$'`; a run it does not match is a system of its own
-  (with a warning)."""
+  (with a warning).
+
+Compared across campaigns (`-C A -C B`), a system stays within its campaign (`A/system`)."""
 
 from __future__ import annotations
 
@@ -52,7 +54,13 @@ def systems_of(con, campaigns: list[str], runs: list[str], spec: str, warn=None
     if alone and warn is not None:
         warn(f"--group {spec}: {len(alone)} run(s) belong to no system and stand alone "
              f"({', '.join(alone[:3])}{', ...' if len(alone) > 3 else ''})")
-    return {r: found[r] if found[r] is not None else r for r in runs}, how
+    # with several campaigns a system stays within its campaign: "C/system"
+    return {r: _within(r, found[r], several) if found[r] is not None else r
+            for r in runs}, how
+
+
+def _within(run: str, system: str, several: bool) -> str:
+    return f"{run.split('/', 1)[0]}/{system}" if several and "/" in run else system
 
 
 def _bare(run: str, several: bool) -> str:
@@ -67,7 +75,9 @@ def _by_team(con, campaigns: list[str], runs: list[str], several: bool) -> dict[
                 "SELECT r.name, r.team FROM run r JOIN campaign c USING (campaign_id) "
                 "WHERE c.name = ?", [campaign]).fetchall():
             stored[f"{campaign}/{name}" if several else name] = team
-    return {r: stored.get(r) or default_team(_bare(r, several)) or r for r in runs}
+    return {r: _within(r, team, several) if (team := stored.get(r) or
+                                                 default_team(_bare(r, several))) else r
+            for r in runs}
 
 
 def grouped_matrices(con, campaigns: list[str], matrices, spec: str, warn=None):

@@ -121,3 +121,10 @@ def test_compare_group_errors(campaign_copy, tmp_path):
         assert bad.exit_code == 1, (args, bad.output)
         lines = [x for x in bad.stderr.strip().splitlines() if "error" in x]
         assert len(lines) == 1 and says in lines[0], bad.stderr
+
+
+def test_group_across_campaigns_keeps_each_campaign_apart(tmp_path):
+    from irwarehouse.analyst.replicates import systems_of
+    runs = ["a/x-seed1", "a/x-seed2", "b/x-seed1", "b/y"]
+    found, _ = systems_of(None, ["a", "b"], runs, "^(.*)-seed[0-9]+$")
+    assert found == {"a/x-seed1": "a/x", "a/x-seed2": "a/x", "b/x-seed1": "b/x", "b/y": "b/y"}
