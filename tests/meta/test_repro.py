@@ -79,6 +79,10 @@ def test_ktu_by_hand():
     assert ktu(["a", "b", "c"], ["c", "b", "a"]) == -1.0
     # other documents: union a b c d; original a b -> 0 1, reproduced d c -> 3 2: discordant
     assert ktu(["a", "b"], ["d", "c"]) == -1.0
+    # lists of different lengths (repro_eval refuses them): the ranks both have, numbered in
+    # the union a b c: 0 1 against 0 1
+    assert ktu(["a", "b", "c"], ["a", "b"]) == 1.0
+    assert ktu(["a"], ["a"]) != ktu(["a"], ["a"])           # one document: undefined (NaN)
 
 
 def test_cli_files_and_stored_runs_agree(tmp_path):
