@@ -135,7 +135,9 @@ def test_cli_tables_json_and_one_line_errors(two_qrels):
                        (["--qrels", "A", "--qrels", "A"], "two different qrels"),
                        (["--qrels", "A", "--qrels", "Z"], "Z"),
                        (["--qrels", "A", "--qrels", "C"], "no topic in common"),
-                       (["--qrels", "A", "--qrels", "B", "-m", "NoSuchMeasure"], "NoSuch")):
+                       (["--qrels", "A", "--qrels", "B", "-m", "NoSuchMeasure"], "NoSuch"),
+                       (["--qrels", "A", "--qrels", "B", "-m", "P@2", "--run", "r1"],
+                        "at least two runs")):
         bad = irw("meta", "qrels-agreement", "-w", w, "-C", "c", *args)
         assert bad.exit_code == 1, (args, bad.output)
         lines = bad.stderr.strip().splitlines()
