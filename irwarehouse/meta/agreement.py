@@ -300,6 +300,10 @@ def qrels_agreement(wh, campaign: str, qrels_a: str, qrels_b: str, *,
     where = scope(wh.con, campaign, replace(given, qrels=qrels_a), measures=measures or None)
     judged = judged_pairs(wh.con, campaign, qrels_a, qrels_b)
     out = label_agreement(campaign, qrels_a, qrels_b, judged, where.options.threshold)
+    ranked = runs or ranked_runs(wh.con, campaign)
+    if measures and len(ranked) < 2:
+        raise IrwError(f"need at least two runs to compare their rankings under the two qrels "
+                       f"({len(ranked)} given); without -m, the judgments' agreement only")
     for measure in measures or []:
         sets = [load_metrics(wh, campaign, [measure], runs=runs, missing=missing,
                              given=replace(given, qrels=q), report=report)

@@ -241,4 +241,4 @@ def test_a_campaign_without_runs_gets_the_judgments_agreement(tmp_path):
     assert "no runs" in out.stderr
     bad = irw("meta", "qrels-agreement", "-w", w, "-C", "c", "--qrels", "A", "--qrels", "B",
               "-m", "map")
-    assert bad.exit_code == 1 and "no runs" in bad.stderr
+    assert bad.exit_code == 1 and "at least two runs" in bad.stderr
