@@ -217,13 +217,15 @@ class Warehouse:
                 qrels: str | None = None, options=None, missing: str = "error",
                 store: bool = False, tie_rule: str = "ge", **option_values) -> list:
         """`irw compare`: every pair of runs under one significance test, per measure; a list
-        of (stats.Comparison, ScoreMatrix), one per measure, in the order given."""
+        of (stats.Comparison, ScoreMatrix), one per measure, in the order given (Jupyter shows
+        it as a table per measure)."""
         from .request.comparison import matrices_for, run_tests
         campaigns = [campaign] if isinstance(campaign, str) else list(campaign)
         names = [measures] if isinstance(measures, str) else list(measures)
         matrices = matrices_for(self, campaigns, names, runs, missing,
                                 _settings(options, qrels, option_values), store=store)
-        out = []
+        from .stats.compare import Comparisons
+        out = Comparisons()
         for matrix in matrices:
             result = run_tests(matrix, test=test, correction=correction, alpha=alpha, B=B,
                                seed=seed, tie_rule=tie_rule)
