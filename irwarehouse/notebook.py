@@ -2,14 +2,18 @@
 matrix, a comparison, a metric set, a statistical test's result ...), so that a notebook shows
 them as tables, as it shows a DataFrame.
 
-Every cell is escaped (a run named `<script>` is shown, not run) and formatted as the text tables
-of the CLI format them (meta.render: 4 decimals, '-' for none); long tables show their first and
-last rows, as pandas does."""
+Every cell is escaped (a run named `<script>` is shown, not run) and formatted as the CLI's text
+tables format it (`cell`, which meta.render reads too: 4 decimals, '-' for none); long tables
+show their first and last rows, as pandas does. A leaf module (errors and failures only), so
+that every layer, the statistics included, can show its results."""
 
 from __future__ import annotations
 
 import html
+import math
 from dataclasses import fields, is_dataclass
+
+from .failures import clean
 
 MAX_ROWS = 40               # rows shown before a table is cut in the middle
 
@@ -21,9 +25,8 @@ def table(records: list[dict], columns: list[str] | None = None, *, caption: str
           max_rows: int = MAX_ROWS) -> str:
     """`records` (dicts, one per row) as an HTML table of `columns` (default: the first
     record's keys); text left, numbers right."""
-    from .meta.render import _cell, _is_number
     columns = columns or (list(records[0]) if records else [])
-    numeric = {c: all(_is_number(r.get(c)) for r in records) for c in columns}
+    numeric = {c: all(is_number(r.get(c)) for r in records) for c in columns}
     shown = records
     cut = len(records) > max_rows
     if cut:
@@ -35,13 +38,32 @@ def table(records: list[dict], columns: list[str] | None = None, *, caption: str
         if record is None:
             body.append("<tr>" + "".join(_td("…", numeric[c]) for c in columns) + "</tr>")
             continue
-        body.append("<tr>" + "".join(_td(_cell(record.get(c)), numeric[c]) for c in columns)
+        body.append("<tr>" + "".join(_td(cell(record.get(c)), numeric[c]) for c in columns)
                     + "</tr>")
     title = f"<caption style='text-align:left'>{html.escape(caption)}</caption>" \
         if caption else ""
     size = f"<p><small>{len(records)} rows</small></p>" if cut else ""
     return (f"<table style='{_STYLE}'>{title}<thead><tr>{head}</tr></thead>"
             f"<tbody>{''.join(body)}</tbody></table>{size}")
+
+
+def cell(value) -> str:
+    """A value as a table cell shows it, in HTML and in the CLI's text tables (meta.render):
+    '-' for none, yes/no, 4 decimals, names as one printable line."""
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "-"
+        return f"{value:.4f}"
+    return clean(str(value), 10**6)     # names as stored: nothing that moves the terminal
+
+
+def is_number(value) -> bool:
+    """Whether a cell's value is a number (right-aligned), none counting as one."""
+    return value is None or (isinstance(value, (int, float)) and not isinstance(value, bool))
 
 
 def _th(text: str, right: bool) -> str:
