@@ -263,12 +263,13 @@ def stage_qrels_table(con: duckdb.DuckDBPyConnection, arrow: pa.Table, source: s
 
 def ingest_qrels_table(con: duckdb.DuckDBPyConnection, table, campaign: str, *,
                        name: str | None = None, fmt: str | None = None,
-                       replace: bool = False) -> int:
+                       replace: bool = False, source: str | None = None) -> int:
     """Store judgments held in memory (formats.inmemory.qrels_table) as qrels `name` (default
     'qrels') of `campaign`: trec_eval qrels, or diversity qrels when they have a subtopic
-    column. Returns the qrels_id."""
+    column. `source`: where they came from, as provenance and messages name it (default:
+    `qrels (pandas DataFrame)`, ...). Returns the qrels_id."""
     from ..formats.inmemory import qrels_table
-    frame = qrels_table(table)
+    frame = qrels_table(table, source=source)
     has_intent = "intent" in frame.table.column_names
     kind = "diversity" if has_intent else "qrels"
     if fmt not in (None, kind):
