@@ -37,6 +37,7 @@ def evaluate(qrels: Any, run: Any, measures: str | list[str], *, aggregate: bool
     first lines, as `irw eval` does); `keep_first`: keep the first of duplicate documents."""
     from .api import Warehouse, _settings
     from .formats.inmemory import is_path
+    _pandas()                       # the answer's type: said before any work is done
     names = [measures] if isinstance(measures, str) else list(measures)
     settings = _settings(options, None, option_values)
     with Warehouse(None, macros=False, lean=True) as wh:
@@ -55,6 +56,18 @@ def evaluate(qrels: Any, run: Any, measures: str | list[str], *, aggregate: bool
     return summary_frame(result) if aggregate else topic_frame(result)
 
 
+def _pandas():
+    """pandas, which the answer is (not a dependency of irw: one line says how to get it)."""
+    try:
+        import pandas
+    except ImportError:
+        from .errors import IrwError
+        raise IrwError("irwarehouse.evaluate answers with a pandas DataFrame: pip install "
+                       "pandas (or use irwarehouse.evaluate_files, which answers with Arrow "
+                       "tables)") from None
+    return pandas
+
+
 def _sniffed(path, names: list[str]) -> str:
     """A qrels file's format as `irw eval` reads it (cli.eval._eval_files)."""
     from .formats.sniff import sniff_qrels_format
@@ -65,7 +78,7 @@ def _sniffed(path, names: list[str]) -> str:
 def topic_frame(result):
     """An evaluation's per-topic rows as printed by `irw eval -q` (trec_eval's rules: the
     measures that have per-topic values; with trec_eval 9, topics the run has), long form."""
-    import pandas as pd
+    pd = _pandas()
     kinds = {r.name: r.mdef for r in result.requests}
     rows = []
     text = False
@@ -85,7 +98,7 @@ def topic_frame(result):
 def summary_frame(result):
     """An evaluation's `all` rows: measure, value (integer measures such as num_rel as their
     float value, as in the per-topic frame)."""
-    import pandas as pd
+    pd = _pandas()
     rows = [(s["measure"], _number(s["value"])) for s in result.summary.to_pylist()]
     frame = pd.DataFrame(rows, columns=["measure", "value"])
     frame["value"] = frame["value"].astype("float64")

@@ -142,6 +142,8 @@ def _records(rows: Iterable, source: str) -> pa.Table:
                              f"the first row's ({', '.join(columns)})")
         for k, v in record.items():
             columns[k].append(v)
+    if n == 0:
+        raise InputError(source, None, "no rows (an empty iterable)")
     return pa.table({k: _python_column(v, source, k) for k, v in columns.items()})
 
 

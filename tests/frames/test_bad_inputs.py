@@ -138,3 +138,12 @@ def test_a_name_taken_or_missing(stocked):
                              keep_first=True)
     assert stocked.con.execute("SELECT count(*) FROM run_row WHERE run_id = ?",
                                [rid]).fetchall()[0][0] == 2
+
+
+def test_an_empty_iterable_and_no_pandas(monkeypatch):
+    with pytest.raises(InputError, match=r"run \(generator\): no rows \(an empty iterable\)"):
+        irwarehouse.evaluate(QRELS, (x for x in ()), "map")
+    import sys
+    monkeypatch.setitem(sys.modules, "pandas", None)        # as if pandas were not installed
+    with pytest.raises(irwarehouse.errors.IrwError, match="pip install pandas"):
+        irwarehouse.evaluate(QRELS, RUN, "map")
