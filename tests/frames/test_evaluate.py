@@ -167,3 +167,25 @@ def test_a_diversity_frame_is_diversity_qrels(tmp_path):
 def test_the_file_parse_is_the_frames(tmp_path):
     """The helper's own parse agrees with the files (the inputs above are the same data)."""
     assert len(qrels_rows(QRELS)) == 3681 and len(run_rows(RUN)) == 1500
+
+
+def test_lazy_frames_record_batches_and_ir_datasets_tuples():
+    """A polars LazyFrame is collected, a RecordBatch read as a table, and ir_datasets'
+    TrecSubQrel shape (query_id, doc_id, relevance, subtopic_id) is diversity qrels."""
+    from collections import namedtuple
+
+    import polars as pl
+    import pyarrow as pa
+    run = {"1": {"a": 2.0, "b": 1.0}}
+    lazy = pl.DataFrame({"qid": ["1", "1"], "docno": ["a", "b"], "label": [0, 1]}).lazy()
+    batch = pa.RecordBatch.from_pydict({"topic": ["1", "1"], "doc": ["a", "b"],
+                                        "rel": [0, 1]})
+    for qrels in (lazy, batch):
+        got = irwarehouse.evaluate(qrels, run, "recip_rank", aggregate=True)
+        assert got.value.tolist() == [0.5]
+    SubQrel = namedtuple("TrecSubQrel", "query_id doc_id relevance subtopic_id")
+    sub = [SubQrel("1", "a", 1, "1"), SubQrel("1", "b", 1, "2")]
+    with Warehouse(None) as wh:
+        wh.ingest_qrels(iter(sub), "d")
+        assert wh.con.execute("SELECT format, count(*) FROM qrels JOIN judgment "
+                              "USING (qrels_id) GROUP BY format").fetchall() == [("diversity", 2)]
