@@ -2,7 +2,7 @@
 
 __version__ = "0.1.0"
 
-__all__ = ["EvalOptions", "Warehouse", "evaluate_files"]
+__all__ = ["EvalOptions", "Warehouse", "evaluate", "evaluate_files"]
 
 
 def __getattr__(name):
@@ -10,6 +10,9 @@ def __getattr__(name):
     if name in ("Warehouse", "evaluate_files"):
         from . import api
         return getattr(api, name)
+    if name == "evaluate":
+        from .frames import evaluate
+        return evaluate
     if name == "EvalOptions":
         from .engine.evaluate import EvalOptions
         return EvalOptions

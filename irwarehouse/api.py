@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .argcheck import checked, checked_methods
 from .engine.evaluate import EvalOptions, EvalResult, evaluate
@@ -82,22 +82,42 @@ class Warehouse:
         close_connection(self.con)
 
     # -- ingest -----------------------------------------------------------------------------
-    def ingest_qrels(self, path: str | Path, campaign: str, *, name: str | None = None, fmt: str = "qrels",
-                     replace: bool = False) -> int:
-        return _ingest.ingest_qrels(self.con, path, campaign, name=name, fmt=fmt, replace=replace)
+    def ingest_qrels(self, path: Any, campaign: str, *, name: str | None = None,
+                     fmt: str | None = None, replace: bool = False) -> int:
+        """Store qrels: a file (`fmt`: its format, default trec_eval's qrels; `name` defaults
+        to the file's name) or judgments in memory (a pandas or polars DataFrame, a pyarrow
+        Table, a dict {query_id: {doc_id: relevance}}, ir_measures' Qrel tuples, a ranx
+        Qrels; formats.inmemory), checked as a file is; `name` defaults to 'qrels'."""
+        from .formats.inmemory import is_path
+        if is_path(path):
+            return _ingest.ingest_qrels(self.con, path, campaign, name=name,
+                                        fmt=fmt or "qrels", replace=replace)
+        from .analyst.tables import ingest_qrels_table
+        return ingest_qrels_table(self.con, path, campaign, name=name, fmt=fmt,
+                                  replace=replace)
 
-    def ingest_run(self, path: str | Path, campaign: str, *, name: str | None = None,
+    def ingest_run(self, path: Any, campaign: str, *, name: str | None = None,
                    team: str | None = None, replace: bool = False,
                    keep_first: bool = False) -> int:
-        return _ingest.ingest_run(self.con, path, campaign, name=name, team=team,
-                                  replace=replace, keep_first=keep_first)
+        """Store a run: a TREC run file (named by its tag unless `name`) or a run in memory
+        (a pandas or polars DataFrame, a pyarrow Table, a dict {query_id: {doc_id: score}},
+        ir_measures' ScoredDoc tuples, a ranx Run; formats.inmemory), checked as a file is:
+        named `name`, else by its tag column, else by the ranx Run's name."""
+        from .formats.inmemory import is_path
+        if is_path(path):
+            return _ingest.ingest_run(self.con, path, campaign, name=name, team=team,
+                                      replace=replace, keep_first=keep_first)
+        from .analyst.tables import ingest_run_table
+        return ingest_run_table(self.con, path, campaign, name=name, team=team,
+                                replace=replace, keep_first=keep_first)
 
     def ingest_run_table(self, table, campaign: str, name: str | None = None,
                          team: str | None = None, *, replace: bool = False,
                          keep_first: bool = False) -> int:
-        """Store a run given as a pyarrow Table, pandas DataFrame or Parquet file path, with
-        columns topic, doc, score (rank and tag optional): validated like a run file, written
-        in one transaction. Returns its run_id."""
+        """Store a run given as a Parquet file path or in memory (as ingest_run takes it), with
+        columns topic, doc, score (rank and tag optional; ir_measures', ranx's and PyTerrier's
+        names too: formats.inmemory): validated like a run file, written in one transaction.
+        Returns its run_id."""
         from .analyst.tables import ingest_run_table
         return ingest_run_table(self.con, table, campaign, name=name, team=team,
                                 replace=replace, keep_first=keep_first)
@@ -197,13 +217,15 @@ class Warehouse:
                 qrels: str | None = None, options=None, missing: str = "error",
                 store: bool = False, tie_rule: str = "ge", **option_values) -> list:
         """`irw compare`: every pair of runs under one significance test, per measure; a list
-        of (stats.Comparison, ScoreMatrix), one per measure, in the order given."""
+        of (stats.Comparison, ScoreMatrix), one per measure, in the order given (Jupyter shows
+        it as a table per measure)."""
         from .request.comparison import matrices_for, run_tests
         campaigns = [campaign] if isinstance(campaign, str) else list(campaign)
         names = [measures] if isinstance(measures, str) else list(measures)
         matrices = matrices_for(self, campaigns, names, runs, missing,
                                 _settings(options, qrels, option_values), store=store)
-        out = []
+        from .stats.compare import Comparisons
+        out = Comparisons()
         for matrix in matrices:
             result = run_tests(matrix, test=test, correction=correction, alpha=alpha, B=B,
                                seed=seed, tie_rule=tie_rule)

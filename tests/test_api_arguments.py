@@ -10,6 +10,7 @@ import inspect
 import pytest
 
 from irwarehouse.api import Warehouse, evaluate_files, evaluate_rel_res
+from irwarehouse.frames import evaluate
 from irwarehouse.errors import IrwError
 from tests.helpers.paths import DATA
 
@@ -47,6 +48,7 @@ def _calls(tmp_path):
         wh.compare: {"campaign": "c", "measures": ["map"], "test": "t"},
         evaluate_files: {"qrels": QRELS, "runs": [RUN], "measures": ["map"]},
         evaluate_rel_res: {"rel": QRELS, "res": RUN},
+        evaluate: {"qrels": QRELS, "run": RUN, "measures": ["map"]},
     }
 
 

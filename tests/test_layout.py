@@ -26,7 +26,10 @@ FORBIDDEN = {
     # the Spark engine (issue 18): above the DuckDB engine, below the layouts and commands
     "spark": {"writers", "analyst", "meta", "online", "texts", "api", "cli", "report",
               "request"},
-    "stats": {"*"} - {"errors"},
+    # "*" with names: everything but errors and those names
+    "stats": {"*", "notebook"},
+    # the HTML tables of Jupyter (issue 35): a leaf every layer may use to show its results
+    "notebook": {"*", "failures"},
     "writers": {"spark", "api", "cli", "report", "request"},
     "analyst": {"meta", "online", "api", "cli", "report", "request"},
     # the one evaluation request (issue 29): over the engine, the online and text measures and

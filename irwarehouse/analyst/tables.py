@@ -12,9 +12,11 @@ import pyarrow as pa
 from ..errors import InputError, WarehouseError
 from ..formats.lines import check_path
 from ..outfiles import written
-from ..store.ingest import store_staged_run
+from ..store.ingest import store_staged_qrels, store_staged_run
 
 EXPORT_FORMATS = ("parquet", "csv", "arrow")
+# the characters no key may hold (none can come from a file: formats.lines refuses them)
+_CONTROLS = r"[\x00-\x1f\x7f-\x{9f}\x{feff}]"
 EXPORT_KINDS = ("scores", "runs")
 
 # The exported relations; a campaign (and, for scores, a measure) is a bound parameter.
@@ -74,30 +76,39 @@ def batch_writer(fmt: str, path: Path, schema: pa.Schema):
 
 
 # -- import ------------------------------------------------------------------------------------
+def run_frame(table, what: str = "run"):
+    """A run given as a Parquet file path or in memory (formats.inmemory.run_table: a pyarrow
+    Table, a pandas or polars DataFrame, a dict of dicts, ir_measures' ScoredDoc tuples, a ranx
+    Run) as (formats.inmemory.Frame, sha256)."""
+    from ..formats.inmemory import is_path, run_table
+    if is_path(table):
+        arrow, source, digest = as_arrow(table)
+        return run_table(arrow, source=source), digest
+    frame = run_table(table, what)
+    return frame, table_digest(frame.table)
+
+
 def as_arrow(table) -> tuple[pa.Table, str, str]:
-    """(Arrow table, source description, sha256) of a pyarrow Table, a pandas DataFrame or a
-    Parquet file path."""
-    if isinstance(table, (str, Path)):
-        import pyarrow.parquet as pq
-        path = Path(table)
-        check_path(path)
-        try:
-            arrow = pq.read_table(path)
-        except (pa.ArrowInvalid, OSError) as exc:
-            raise InputError(path, None, f"not a readable Parquet file ({exc})") from None
-        from ..formats.trec import sha256_of
-        return arrow, str(path.resolve()), sha256_of(path)
+    """(Arrow table, source description, sha256) of a Parquet file or a pyarrow Table."""
     if isinstance(table, pa.Table):
-        arrow, source = table, "<arrow table>"
-    elif type(table).__name__ == "DataFrame" and hasattr(table, "to_dict"):
-        arrow, source = pa.Table.from_pandas(table, preserve_index=False), "<pandas DataFrame>"
-    else:
-        raise WarehouseError(f"cannot ingest a {type(table).__name__}; give a pyarrow Table, "
-                             "a pandas DataFrame or a Parquet file")
+        return table, "<arrow table>", table_digest(table)
+    import pyarrow.parquet as pq
+    path = Path(table)
+    check_path(path)
+    try:
+        arrow = pq.read_table(path)
+    except (pa.ArrowInvalid, OSError) as exc:
+        raise InputError(path, None, f"not a readable Parquet file ({exc})") from None
+    from ..formats.trec import sha256_of
+    return arrow, str(path.resolve()), sha256_of(path)
+
+
+def table_digest(arrow: pa.Table) -> str:
+    """The sha256 of a table's Arrow IPC stream: the provenance of rows that had no file."""
     sink = pa.BufferOutputStream()
     with pa.ipc.new_stream(sink, arrow.schema) as writer:
         writer.write_table(arrow)
-    return arrow, source, hashlib.sha256(sink.getvalue().to_pybytes()).hexdigest()
+    return hashlib.sha256(sink.getvalue().to_pybytes()).hexdigest()
 
 
 def stage_run_table(con: duckdb.DuckDBPyConnection, arrow: pa.Table, source: str, *,
@@ -113,7 +124,7 @@ def stage_run_table(con: duckdb.DuckDBPyConnection, arrow: pa.Table, source: str
     if arrow.num_rows == 0:
         raise InputError(source, None, "no run rows (empty table)")
     keep = [c for c in ("topic", "doc", "score", "rank", "tag") if c in cols]
-    con.register("stage_run_input", arrow.select(keep))
+    con.register("stage_run_input", _numbered(arrow.select(keep)))
     try:
         # an integral rank (1, 1.0, '1'); 2.5 is refused, not rounded
         rank = ("CASE WHEN TRY_CAST(rank_input AS DOUBLE) = TRY_CAST(TRY_CAST(rank_input AS "
@@ -127,7 +138,7 @@ def stage_run_table(con: duckdb.DuckDBPyConnection, arrow: pa.Table, source: str
             FROM (SELECT CAST(topic AS VARCHAR) AS topic, CAST(doc AS VARCHAR) AS doc,
                          TRY_CAST(score AS DOUBLE) AS score_value, score AS score_input,
                          {"rank" if "rank" in cols else "NULL"} AS rank_input, {tag} AS tag,
-                         row_number() OVER () - 1 AS file_order
+                         row_index AS file_order
                   FROM stage_run_input)""")
     finally:
         con.unregister("stage_run_input")
@@ -139,6 +150,7 @@ def stage_run_table(con: duckdb.DuckDBPyConnection, arrow: pa.Table, source: str
             WHEN doc IS NULL OR trim(doc) = '' THEN 'empty doc'
             WHEN regexp_matches(topic || doc || coalesce(tag, ''), $controls)
                 THEN 'control character in the topic, doc or tag'
+            WHEN score_input IS NULL OR isnan(score_value) THEN 'score is missing (NaN or None)'
             WHEN score_value IS NULL THEN 'score ' || coalesce(CAST(score_input AS VARCHAR),
                                                                 'NULL') || ' is not a number'
             WHEN NOT isfinite(score_value) THEN 'score ' || CAST(score_value AS VARCHAR)
@@ -147,7 +159,7 @@ def stage_run_table(con: duckdb.DuckDBPyConnection, arrow: pa.Table, source: str
                                          || ' is not an integer'
             END AS problem
         FROM stage_run_checked WHERE problem IS NOT NULL
-        ORDER BY file_order LIMIT 1""", {"controls": r"[\x00-\x1f\x7f-\x{9f}\x{feff}]"}).fetchall()
+        ORDER BY file_order LIMIT 1""", {"controls": _CONTROLS}).fetchall()
     bad = bad[0] if bad else None
     if bad:
         raise InputError(source, None, f"row {bad[0]}: {bad[1]}")
@@ -166,22 +178,106 @@ def stage_run_table(con: duckdb.DuckDBPyConnection, arrow: pa.Table, source: str
         QUALIFY row_number() OVER (PARTITION BY topic, doc ORDER BY file_order) = 1
         ORDER BY file_order""")
     con.execute("DROP TABLE stage_run_checked")
-    tags = [t for (t,) in con.execute("SELECT DISTINCT tag FROM stage_run WHERE tag IS NOT NULL"
-                                      ).fetchall()]
+    tags = [t for (t,) in con.execute("SELECT tag FROM stage_run WHERE tag IS NOT NULL "
+                                      "GROUP BY tag ORDER BY min(rowid)").fetchall()]
     if len(tags) > 1:
         raise InputError(source, None, f"several run tags in one table ({', '.join(tags[:3])}"
                          f"{', ...' if len(tags) > 3 else ''}); ingest one run at a time")
     return tags[0] if tags else None
 
 
+def _numbered(arrow: pa.Table) -> pa.Table:
+    """The table with its row positions (row_index, from 0): the order the rows were given in,
+    which a scan in parallel threads need not keep."""
+    return arrow.append_column("row_index", pa.array(range(arrow.num_rows), pa.int64()))
+
+
 def ingest_run_table(con: duckdb.DuckDBPyConnection, table, campaign: str, *,
                      name: str | None = None, team: str | None = None, replace: bool = False,
-                     keep_first: bool = False) -> int:
-    """Store a run given as an Arrow table, a pandas DataFrame or a Parquet file."""
-    arrow, source, digest = as_arrow(table)
-    tag = stage_run_table(con, arrow, source, keep_first=keep_first)
-    if name is None and not tag:
-        raise WarehouseError("a run table without a tag column needs a name")
-    return store_staged_run(con, campaign, name=tag if name is None else name, team=team,
-                            source=source,
+                     keep_first: bool = False, default_name: str | None = None) -> int:
+    """Store a run given as a Parquet file or in memory (run_frame): its name is `name`, else
+    the table's tag, else a ranx Run's name, else `default_name`."""
+    frame, digest = run_frame(table)
+    tag = stage_run_table(con, frame.table, frame.source, keep_first=keep_first)
+    name = name if name is not None else tag or frame.name or default_name
+    if name is None:
+        raise WarehouseError(f"{frame.source}: a run without a tag column needs a name "
+                             "(name=...)")
+    return store_staged_run(con, campaign, name=name, team=team, source=frame.source,
                             digest=digest, replace=replace)
+
+
+# -- qrels ---------------------------------------------------------------------------------------
+def stage_qrels_table(con: duckdb.DuckDBPyConnection, arrow: pa.Table, source: str) -> int:
+    """Validate judgments (columns topic, doc, rel; intent optional: formats.inmemory.
+    qrels_table) and stage them as TEMP table stage_qrels(topic, intent, doc, rel), as
+    formats.trec.stage_qrels stages a qrels file. Returns the number of judgments."""
+    if arrow.num_rows == 0:
+        raise InputError(source, None, "no judgments (empty table)")
+    intent = "CAST(intent AS VARCHAR)" if "intent" in arrow.column_names else "''"
+    con.register("stage_qrels_input", _numbered(arrow))
+    try:
+        # an integral level (1, 1.0, '1'; negative levels are judged non-relevant, as in
+        # trec_eval); 0.5 is refused, not rounded
+        con.execute(f"""
+            CREATE OR REPLACE TEMP TABLE stage_qrels_checked AS
+            SELECT CAST(topic AS VARCHAR) AS topic, {intent} AS intent,
+                   CAST(doc AS VARCHAR) AS doc, rel AS rel_input,
+                   CASE WHEN TRY_CAST(rel AS DOUBLE) = TRY_CAST(TRY_CAST(rel AS DOUBLE) AS INTEGER)
+                        THEN TRY_CAST(TRY_CAST(rel AS DOUBLE) AS INTEGER) END AS rel,
+                   row_index
+            FROM stage_qrels_input""")
+    finally:
+        con.unregister("stage_qrels_input")
+    bad = con.execute("""
+        SELECT row_index + 1, CASE
+            WHEN topic IS NULL OR trim(topic) = '' THEN 'empty topic'
+            WHEN doc IS NULL OR trim(doc) = '' THEN 'empty doc'
+            WHEN intent IS NULL OR (intent <> '' AND trim(intent) = '') THEN 'empty subtopic'
+            WHEN regexp_matches(topic || doc || intent, $controls)
+                THEN 'control character in the topic, subtopic or doc'
+            WHEN rel_input IS NULL THEN 'relevance level is missing (NaN or None)'
+            WHEN rel IS NULL THEN 'relevance level ' || CAST(rel_input AS VARCHAR)
+                                  || ' is not an integer'
+            END AS problem
+        FROM stage_qrels_checked WHERE problem IS NOT NULL
+        ORDER BY row_index LIMIT 1""", {"controls": _CONTROLS}
+                      ).fetchall()
+    if bad:
+        raise InputError(source, None, f"row {bad[0][0]}: {bad[0][1]}")
+    dup = con.execute("""
+        SELECT topic, intent, doc, min(row_index) + 1, (list(row_index ORDER BY row_index))[2] + 1
+        FROM stage_qrels_checked GROUP BY topic, intent, doc HAVING count(*) > 1
+        ORDER BY 5 LIMIT 1""").fetchall()
+    if dup:
+        topic, intent, doc, first, again = dup[0]
+        under = f" subtopic {intent!r}" if intent else ""
+        raise InputError(source, None, f"row {again}: document {doc!r} judged twice for topic "
+                         f"{topic!r}{under} (first at row {first})")
+    con.execute("""
+        CREATE OR REPLACE TEMP TABLE stage_qrels AS
+        SELECT topic, intent, doc, rel FROM stage_qrels_checked ORDER BY row_index""")
+    con.execute("DROP TABLE stage_qrels_checked")
+    return arrow.num_rows
+
+
+def ingest_qrels_table(con: duckdb.DuckDBPyConnection, table, campaign: str, *,
+                       name: str | None = None, fmt: str | None = None,
+                       replace: bool = False, source: str | None = None) -> int:
+    """Store judgments held in memory (formats.inmemory.qrels_table) as qrels `name` (default
+    'qrels') of `campaign`: trec_eval qrels, or diversity qrels when they have a subtopic
+    column. `source`: where they came from, as provenance and messages name it (default:
+    `qrels (pandas DataFrame)`, ...). Returns the qrels_id."""
+    from ..formats.inmemory import qrels_table
+    frame = qrels_table(table, source=source)
+    has_intent = "intent" in frame.table.column_names
+    kind = "diversity" if has_intent else "qrels"
+    if fmt not in (None, kind):
+        want = "a subtopic column (intent, subtopic or subtopic_id)" if fmt == "diversity" \
+            else "no subtopic column"
+        raise InputError(frame.source, None, f"fmt={fmt!r} in memory needs {want}; "
+                         "the other qrels formats are files")
+    n = stage_qrels_table(con, frame.table, frame.source)
+    return store_staged_qrels(con, campaign, name=name or "qrels", fmt=kind,
+                              source=frame.source, digest=table_digest(frame.table), n=n,
+                              replace=replace)

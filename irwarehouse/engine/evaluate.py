@@ -107,6 +107,13 @@ class EvalResult:
     extra_measures: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
+    def _repr_html_(self) -> str:
+        """Jupyter: each run's values (the `all` rows), a column per measure."""
+        from ..notebook import pivot, table
+        rows = pivot(self.summary.to_pylist(), "run", "measure", "value")
+        where = getattr(self.scope, "describe", lambda: None)()
+        return table(rows, caption=f"evaluated with {where}" if where else None)
+
     def with_arrow(self) -> EvalResult:
         """per_topic and summary as pyarrow Tables (the Python API's promise)."""
         for name in ("per_topic", "summary"):

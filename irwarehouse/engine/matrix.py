@@ -28,6 +28,16 @@ class ScoreMatrix:
     dropped: tuple[str, ...] = ()
     zero_filled: int = 0
 
+    def _repr_html_(self) -> str:
+        """Jupyter: each run's value (its summary), then the matrix, a row per topic."""
+        from ..notebook import table
+        head = {"topic": self.summary, **dict(zip(self.runs, map(float, self.run_values())))}
+        rows = [{"topic": t, **dict(zip(self.runs, map(float, row)))}
+                for t, row in zip(self.topics, self.values)]
+        return table([head, *rows], ["topic", *self.runs],
+                     caption=f"{self.measure}: {len(self.topics)} topics x {len(self.runs)} "
+                             f"runs" + (f" ({self.options})" if self.options else ""))
+
     def column(self, run: str) -> np.ndarray:
         return self.values[:, self.runs.index(run)]
 

@@ -43,6 +43,15 @@ class MetricSet:
     values: dict[str, np.ndarray]       # measure -> (topics, runs)
     summaries: dict[str, str] = field(default_factory=dict)   # measure -> summary kind
 
+    def _repr_html_(self) -> str:
+        """Jupyter: the leaderboard, each run's value of each measure."""
+        from ..notebook import table
+        means = self.run_means()
+        rows = [{"run": run, **{m: float(means[m][j]) for m in self.measures}}
+                for j, run in enumerate(self.runs)]
+        return table(rows, ["run", *self.measures],
+                     caption=f"{len(self.runs)} runs on {len(self.topics)} topics")
+
     def __getitem__(self, measure: str) -> np.ndarray:
         return self.values[measure]
 

@@ -69,6 +69,12 @@ class GStudy:
             n += 1
         return n
 
+    def _repr_html_(self) -> str:
+        from ..notebook import table
+        return table(self.records(), ["source", "variance", "raw_estimate", "share",
+                                      "generalisability", "dependability"],
+                     caption=f"G-study: {self.n_topics} topics x {self.n_systems} systems")
+
     def records(self, d_study_topics=()) -> list[dict]:
         rows = [{"source": k, "variance": self.components[k],
                  "raw_estimate": self.raw_components[k], "share": self.shares[k]}

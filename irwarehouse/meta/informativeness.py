@@ -137,6 +137,11 @@ class Informativeness:
         return {run: (np.mean([x.inferred for x in xs], axis=0),
                       np.mean([x.actual for x in xs], axis=0)) for run, xs in by_run.items()}
 
+    def _repr_html_(self) -> str:
+        from ..notebook import table
+        return table(self.summary_records(), caption="informativeness (Aslam, Yilmaz & "
+                     "Pavlu, SIGIR 2005): rms error of the inferred precision-recall curves")
+
     def summary_records(self) -> list[dict]:
         rows = []
         for m in self.measures:

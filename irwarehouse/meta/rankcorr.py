@@ -181,6 +181,11 @@ class CorrelationMatrix:
     n_systems: int
     kendall_pvalues: np.ndarray         # eq 9 p-value of each Kendall tau
 
+    def _repr_html_(self) -> str:
+        from ..notebook import table
+        return table(self.records(), caption=f"correlations of the rankings of "
+                     f"{self.n_systems} systems")
+
     def records(self) -> list[dict]:
         out = []
         k = len(self.measures)

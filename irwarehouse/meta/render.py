@@ -8,21 +8,10 @@ import io
 import json
 import math
 
-from ..failures import clean
+from ..notebook import cell as _cell
+from ..notebook import is_number as _is_number
 
 FORMATS = ("table", "tsv", "csv", "json")
-
-
-def _cell(value) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "-"
-        return f"{value:.4f}"
-    return clean(str(value), 10**6)     # names as stored: nothing that moves the terminal
 
 
 def table_text(records: list[dict], columns: list[str] | None = None) -> str:
@@ -39,10 +28,6 @@ def table_text(records: list[dict], columns: list[str] | None = None) -> str:
     out = [line(columns), line(["-" * w for w in widths])]
     out.extend(line(row) for row in cells)
     return "\n".join(out) + "\n"
-
-
-def _is_number(value) -> bool:
-    return value is None or (isinstance(value, (int, float)) and not isinstance(value, bool))
 
 
 def _jsonable(value):

@@ -37,6 +37,12 @@ class Scope:
         source = f" (from {PROFILE}: {self.from_profile})" if self.from_profile else ""
         return f"{self.campaign}: qrels {self.qrels!r}, options {flags}{source}"
 
+    def _repr_html_(self) -> str:
+        from ..notebook import table
+        return table([{"campaign": self.campaign, "qrels": self.qrels,
+                       "options": self.options.flags() or "trec_eval's defaults",
+                       "from the profile": self.from_profile or None}])
+
     @property
     def worth_naming(self) -> bool:
         """Whether a command should say which options it used unasked: any but trec_eval's

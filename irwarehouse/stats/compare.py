@@ -67,12 +67,33 @@ class Comparison:
         """The pairs of runs equal on every topic (p = 1 by definition)."""
         return [(pair.run_a, pair.run_b) for pair in self.pairs if pair.note]
 
+    def _repr_html_(self) -> str:
+        """Jupyter: a row per pair of runs, its p-value and whether it is significant."""
+        from ..notebook import table
+        columns = ["run_a", "run_b", "mean_a", "mean_b", "delta", "statistic", "p",
+                   "p_adjusted", "significant", "note"]
+        resampled = f", B={self.B}, seed={self.seed}" if self.B else ""
+        caption = (f"{self.test} ({self.method}), correction {self.correction or 'none'}, "
+                   f"alpha={self.alpha}{resampled}: {self.n_significant} of {len(self.pairs)} "
+                   f"pairs significant; {self.n_topics} topics")
+        return table([asdict(p) for p in self.pairs], columns, caption=caption)
+
     def records(self) -> list[dict]:
         """One plain dict per pair (plus test, correction, B, seed) for Arrow/DuckDB loading."""
         shared = {"test": self.test, "correction": self.correction, "B": self.B, "seed": self.seed}
         if self.tie_rule is not None:
             shared["tie_rule"] = self.tie_rule
         return [{**asdict(pair), **shared} for pair in self.pairs]
+
+
+class Comparisons(list):
+    """Warehouse.compare's answer: (Comparison, ScoreMatrix) per measure, a list that Jupyter
+    shows as a table per measure."""
+
+    def _repr_html_(self) -> str:
+        import html
+        return "".join(f"<h4>{html.escape(matrix.measure)}</h4>{comparison._repr_html_()}"
+                       for comparison, matrix in self)
 
 
 def compare_all(

@@ -7,6 +7,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 
+class _Shown:
+    """Jupyter shows a result as a table of its fields."""
+
+    def _repr_html_(self) -> str:
+        from ..notebook import fields_table
+        return fields_table(self, skip=("null_distribution",))
+
+
 @dataclass(frozen=True)
 class ConfidenceInterval:
     low: float
@@ -15,7 +23,7 @@ class ConfidenceInterval:
 
 
 @dataclass(frozen=True)
-class TestResult:
+class TestResult(_Shown):
     """Outcome of one two-sample (or k-sample) test.
 
     ``pvalue`` is the Achieved Significance Level (ASL) for the resampling tests. ``B`` and
@@ -52,7 +60,7 @@ class AnovaRow:
 
 
 @dataclass(frozen=True)
-class AnovaResult:
+class AnovaResult(_Shown):
     """Two-way ANOVA without replication (topics x runs, one score per cell)."""
 
     test: str
@@ -72,7 +80,7 @@ class AnovaResult:
 
 
 @dataclass(frozen=True)
-class TukeyHSDResult:
+class TukeyHSDResult(_Shown):
     """Randomised Tukey HSD over all runs (Sakai, PROMISE 2014, Fig 15, Sakai, IPSJ JIP 2013, Fig 4).
 
     ``pvalues[i, j]`` is the ASL of the pair of runs i and j (symmetric, 1 on the diagonal);

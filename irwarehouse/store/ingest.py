@@ -109,16 +109,27 @@ def ingest_qrels(con: duckdb.DuckDBPyConnection, path, campaign: str, *, name: s
         n = stage_sampled(con, path, fmt)
     else:
         n = stage_qrels(con, path, fmt_name=fmt)
-    digest = sha256_of(path)
+    return store_staged_qrels(con, campaign, name=name, fmt=fmt, source=str(path.resolve()),
+                              digest=sha256_of(path), n=n, replace=replace, shown_as=path)
+
+
+def store_staged_qrels(con: duckdb.DuckDBPyConnection, campaign: str, *, name: str, fmt: str,
+                       source: str, digest: str, n: int, replace: bool = False,
+                       shown_as=None) -> int:
+    """Write the validated TEMP table stage_qrels (and stage_sample, for the sampled formats)
+    as qrels `name` of `campaign`, in one transaction (shared by file and table ingest).
+    `shown_as`: the input as messages name it (default: `source`). Returns its qrels_id."""
+    name = check_name("qrels", name)
     with transaction(con, f"qrels {name} of campaign {campaign}"):
         cid = campaign_id(con, campaign, create=True)
-        replace_named(con, "qrels", cid, name, kind="qrels", campaign=campaign, source=path,
-                      replace=replace, dependents=("judgment", "judgment_sample", "score",
-                                                   "judged_row", "judged_pair", "qrels"))
+        replace_named(con, "qrels", cid, name, kind="qrels", campaign=campaign,
+                      source=shown_as or source, replace=replace,
+                      dependents=("judgment", "judgment_sample", "score", "judged_row",
+                                  "judged_pair", "qrels"))
         qid = con.execute("""
             INSERT INTO qrels (campaign_id, name, format, source_path, sha256, num_rows)
             VALUES (?, ?, ?, ?, ?, ?) RETURNING qrels_id""",
-                          [cid, name, fmt, str(path.resolve()), digest, n]).fetchone()[0]
+                          [cid, name, fmt, source, digest, n]).fetchone()[0]
         con.execute("INSERT INTO judgment SELECT ?, topic, intent, doc, rel FROM stage_qrels",
                     [qid])
         if fmt in SAMPLED_FORMATS:

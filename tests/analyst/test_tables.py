@@ -73,7 +73,7 @@ def test_round_trip_run_through_parquet_and_pandas(sample_warehouse, tmp_path):
             assert copy == original
         info = wh.con.execute("SELECT run, team, source_path FROM run_info WHERE campaign = "
                               "'copy' ORDER BY run").fetchall()
-    assert info == [("sys1", None, str(single.resolve())), ("sys1-df", "me", "<pandas DataFrame>")]
+    assert info == [("sys1", None, str(single.resolve())), ("sys1-df", "me", "run (pandas DataFrame)")]
 
 
 def _rows(**changes):
@@ -85,12 +85,12 @@ def _rows(**changes):
 
 @pytest.mark.parametrize("table,message", [
     (_rows(score=[3.0, float("inf"), 1.0]), "row 2: score inf is not finite"),
-    (_rows(score=[3.0, None, 1.0]), "row 2: score NULL is not a number"),
+    (_rows(score=[3.0, None, 1.0]), "row 2: score is missing (NaN or None)"),
     (_rows(score=["3", "x", "1"]), "row 2: score x is not a number"),
     (_rows(doc=["a", "a", "a"]), "row 2: document 'a' appears twice for topic '1'"),
     (_rows(doc=["a", "", "a"]), "row 2: empty doc"),
     (_rows(rank=["1", "2.5", "3"]), "row 2: rank 2.5 is not an integer"),
-    (pa.table({"topic": ["1"], "doc": ["a"]}), "missing column(s) score"),
+    (pa.table({"topic": ["1"], "doc": ["a"]}), "missing column: the score"),
     (_rows(tag=["x", "y", "x"]), "several run tags"),
 ])
 def test_bad_tables_are_refused_and_nothing_is_written(sample_warehouse, table, message):
@@ -118,7 +118,7 @@ def test_table_import_rules(sample_warehouse):
         ranks = wh.con.execute("SELECT topic, doc, rank FROM run_row WHERE run_id = ? "
                                "ORDER BY file_order", [no_rank]).fetchall()
         assert ranks == [("1", "a", 1), ("1", "b", 2), ("2", "a", 1)]
-        with pytest.raises(WarehouseError, match="cannot ingest a list"):
+        with pytest.raises(InputError, match=r"run \(list\): row 1: a int, not a named tuple"):
             wh.ingest_run_table([1, 2], "sample", "x")
 
 
