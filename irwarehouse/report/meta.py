@@ -222,7 +222,8 @@ def meta_report(metrics: MetricSet, out_dir, *, campaign: str, settings: ReportS
                          "unique_docs": loo["result"].unique_docs}
     (out / "report.md").write_text("\n".join(lines) + "\n")
     if table_format is not None:
-        from ..writers.paper import Style, render as render_paper
+        from ..writers.paper import Style
+        from ..writers.paper import render as render_paper
         style = style or Style()
         table = paper_table(boot, tukey, swaps, campaign=campaign, settings=s,
                             n_runs=n_runs, n_topics=n_topics)

@@ -52,7 +52,7 @@ class Style:
         if value is None or (isinstance(value, float) and math.isnan(value)):
             return None
         if integer:
-            return str(int(round(value)))
+            return f"{value:.0f}"
         scale = 100 if self.percent and percent else 1
         return f"{value * scale:.{self.places if digits is None else digits}f}"
 
