@@ -81,7 +81,8 @@ class PaperTable:
     label_header: str = "Run"
     label: str = "tab:results"
 
-    def mark_best(self, style: Style, lower_is_better: set[int] = frozenset()) -> None:
+    def mark_best(self, style: Style, lower_is_better: frozenset[int] | set[int] = frozenset()
+                  ) -> None:
         """Bold every value equal to the best of its column at the printed precision."""
         for j in range(len(self.columns)):
             cells = [row[1][j] for row in self.rows]

@@ -222,3 +222,20 @@ def test_latex_compiles_with_pdflatex_and_renders(campaign, tmp_path):
                               check=True).stdout
         for run in RUNS:
             assert run in text
+
+
+def test_caption_names_test_correction_alpha_and_B():
+    from irwarehouse.engine.matrix import ScoreMatrix
+    from irwarehouse.stats import compare_all
+    values = np.array([[0.1, 0.5, 0.3], [0.2, 0.6, 0.2], [0.3, 0.7, 0.4], [0.2, 0.9, 0.1]])
+    matrix = ScoreMatrix(values, ["1", "2", "3", "4"], ["x", "y", "z"], "map")
+    holm = compare_all(values, matrix.runs, test="bootstrap", correction="holm", B=300, rng=2,
+                       alpha=0.1)
+    caption = paper.comparison_table([(holm, matrix)]).caption
+    assert "paired bootstrap test" in caption and "Holm correction" in caption
+    assert "alpha = 0.1" in caption and "B = 300, seed 2" in caption
+    assert "over the 4 topics" in caption
+    tukey = compare_all(values, matrix.runs, rng=2)                 # the default: Tukey HSD
+    caption = paper.comparison_table([(tukey, matrix)]).caption
+    assert "randomised Tukey HSD" in caption and "B = 5000" in caption
+    assert "family-wise error itself" in caption
