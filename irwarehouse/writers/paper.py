@@ -57,6 +57,8 @@ class Style:
         return f"{value * scale:.{self.places if digits is None else digits}f}"
 
     def cell(self, cell: Cell) -> str | None:
+        if cell.text is not None:
+            return cell.text
         return self.number(cell.value, integer=cell.integer, percent=cell.percent,
                            digits=cell.digits)
 
@@ -67,6 +69,7 @@ class Cell:
     integer: bool = False             # counts (num_q, num_ret, ...): never bold nor percent
     percent: bool = True              # Style.percent applies (not to meta report's shares)
     digits: int | None = None         # decimals of this cell, whatever Style.digits says
+    text: str | None = None           # a cell that is not a number (a name, yes/no)
     marks: list[str] = field(default_factory=list)   # run letters, or BETTER / WORSE
     phantom: list[str] = field(default_factory=list)  # letters not earned (LaTeX alignment)
     bold: bool = False
@@ -86,7 +89,7 @@ class PaperTable:
         """Bold every value equal to the best of its column at the printed precision."""
         for j in range(len(self.columns)):
             cells = [row[1][j] for row in self.rows]
-            shown = {id(c): style.cell(c) for c in cells if not c.integer}
+            shown = {id(c): style.cell(c) for c in cells if not c.integer and c.text is None}
             numbers = [float(s) for s in shown.values() if s is not None]
             if not numbers:
                 continue
@@ -127,7 +130,8 @@ def to_latex(table: PaperTable, style: Style) -> str:
         [rf"\textbf{{{latex_escape(c)}}}" for c in table.columns]
     lines = ["% needs \\usepackage{booktabs} in the preamble",
              r"\begin{table}[t]", r"\centering",
-             rf"\caption{{{latex_escape(table.caption)}}}", rf"\label{{{table.label}}}",
+             *([rf"\caption{{{latex_escape(table.caption)}}}"] if table.caption else []),
+             rf"\label{{{table.label}}}",
              rf"\begin{{tabular}}{{{spec}}}", r"\toprule", " & ".join(head) + r" \\",
              r"\midrule"]
     for i, (name, cells) in enumerate(table.rows):
@@ -139,6 +143,8 @@ def to_latex(table: PaperTable, style: Style) -> str:
 
 
 def _latex_cell(cell: Cell, style: Style, table: PaperTable) -> str:
+    if cell.text is not None:
+        return latex_escape(cell.text)
     text = style.cell(cell)
     if text is None:
         return "--"
@@ -164,10 +170,13 @@ def to_markdown(table: PaperTable, style: Style) -> str:
         row = ([table.letters[i]] if table.letters else []) + [markdown_escape(name)]
         row += [_markdown_cell(c, style, table) for c in cells]
         lines.append("| " + " | ".join(row) + " |")
-    return "\n".join(lines) + "\n\n" + markdown_escape(table.caption) + "\n"
+    caption = "\n" + markdown_escape(table.caption) + "\n" if table.caption else ""
+    return "\n".join(lines) + "\n" + caption
 
 
 def _markdown_cell(cell: Cell, style: Style, table: PaperTable) -> str:
+    if cell.text is not None:
+        return markdown_escape(cell.text)
     text = style.cell(cell)
     if text is None:
         return "–"
@@ -288,3 +297,26 @@ def evaluation_table(result, *, style: Style = Style()) -> PaperTable:
     table = PaperTable(caption=caption, columns=measures, rows=rows)
     table.mark_best(style)
     return table
+
+
+def records_table(records: list[dict], columns: list[str] | None = None,
+                  meta: dict | None = None) -> PaperTable:
+    """Any command's records (meta.render: `irw meta ...`, `irw campaigns`, ...) as a table:
+    the first column labels the rows, numbers print with Style's digits, nothing is bold (which
+    way is better is the command's to say); `meta` (the JSON layout's header) is the caption."""
+    columns = columns or list(records[0])
+
+    def cell(value) -> Cell:
+        if isinstance(value, bool):
+            return Cell(None, text="yes" if value else "no")
+        if isinstance(value, int):
+            return Cell(float(value), integer=True)
+        if isinstance(value, float):
+            return Cell(value)
+        return Cell(None, text="-" if value is None else str(value))
+    rows = [(str(r.get(columns[0], "")), [cell(r.get(c)) for c in columns[1:]])
+            for r in records]
+    caption = "; ".join(f"{k} = {v:.4g}" if isinstance(v, float) else f"{k} = {v}"
+                        for k, v in (meta or {}).items())
+    return PaperTable(caption=caption, columns=columns[1:], rows=rows,
+                      label_header=columns[0], label="tab:irw")

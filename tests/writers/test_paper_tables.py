@@ -204,9 +204,11 @@ def test_latex_compiles_with_pdflatex_and_renders(campaign, tmp_path):
     meta = tmp_path / "r"
     _irw(campaign, "meta", "report", "-C", "c", "-m", "map", "--out", str(meta),
          "--B-bootstrap", "100", "--B-tukey", "100", "--B-swap", "20", "-f", "latex")
+    rankcorr = _irw(campaign, "meta", "rankcorr", "-C", "c", "-m", "map", "-m", "P.10",
+                    "-f", "latex").stdout             # any command's records (meta.render)
     document = ("\\documentclass{article}\n\\usepackage[T1]{fontenc}\n\\usepackage{booktabs}\n"
                 "\\begin{document}\n"
-                + table + (meta / "table.tex").read_text() + "\\end{document}\n")
+                + table + (meta / "table.tex").read_text() + rankcorr + "\\end{document}\n")
     (tmp_path / "t.tex").write_text(document)
     done = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "t.tex"],
                           cwd=tmp_path, capture_output=True, text=True, timeout=120,
@@ -239,3 +241,15 @@ def test_caption_names_test_correction_alpha_and_B():
     caption = paper.comparison_table([(tukey, matrix)]).caption
     assert "randomised Tukey HSD" in caption and "B = 5000" in caption
     assert "family-wise error itself" in caption
+
+
+def test_any_records_command_prints_markdown_and_latex(campaign):
+    out = _irw(campaign, "meta", "rankcorr", "-C", "c", "-m", "map", "-m", "P.10",
+               "-f", "markdown").stdout
+    lines = out.splitlines()
+    assert lines[0].startswith("| measure\\_a | measure\\_b | kendall |")
+    assert lines[2].startswith("| map | P.10 | 1.0000 |")      # three runs, same order
+    assert "n\\_runs = 3" in out
+    tex = _irw(campaign, "meta", "rankcorr", "-C", "c", "-m", "map", "-m", "P.10",
+               "-f", "latex").stdout
+    assert "\\begin{tabular}{lcccc}" in tex and "map & P.10 & 1.0000" in tex
