@@ -116,8 +116,8 @@ def compare(
 
 def _tests(cmp, matrix, test, correction, alpha, resamples, seed, tie_rule, plus_one):
     """The pairwise tests of one matrix, with a progress bar on a terminal."""
-    with typer.progressbar(length=100, label=f"{test or 'test'} {matrix.measure}", file=sys.stderr,
-                           hidden=not sys.stderr.isatty()) as bar:
+    with typer.progressbar(length=100, label=f"{test or 'test'} {matrix.measure}",
+                           file=sys.stderr, hidden=not sys.stderr.isatty()) as bar:
         state = {"shown": 0}
 
         def progress(done, total):

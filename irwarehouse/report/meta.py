@@ -97,7 +97,8 @@ def meta_report(metrics: MetricSet, out_dir, *, campaign: str, settings: ReportS
                 loo=None, gold: list[str] | None = None, command: str | None = None,
                 table_format: str | None = None, style=None) -> dict:
     """Write the report; ``table_format`` (latex or markdown) adds table.tex or table.md, the
-    paper's table of paper_table shaped by ``style`` (writers.paper.Style); ``gold`` adds the concordance test of every pair of the other metrics
+    paper's table of paper_table shaped by ``style`` (writers.paper.Style); ``gold`` adds the
+    concordance test of every pair of the other metrics
     against these gold-standard metrics (Sakai, IPSJ JIP 2013, Table 6), ``loo`` a leave-one-team-out part
     ({"pool", "depth", "result"})."""
     out = Path(out_dir)

@@ -103,9 +103,9 @@ def compare_all(
     """Compare every pair of runs (columns, pairs in column order a < b) with ``test``.
 
     test: None (default_test: "tukey" over more than two runs without a correction,
-    "bootstrap" otherwise), "bootstrap" (paired, studentised; one shared index sample, B=1000), "tukey"
-    (randomised Tukey HSD, B=5000; no further correction allowed), "randomisation" (shared
-    sign flips, B=10000), "t", "wilcoxon", "sign". correction: None, "bonferroni", "holm",
+    "bootstrap" otherwise), "bootstrap" (paired, studentised; one shared index sample,
+    B=1000), "tukey" (randomised Tukey HSD, B=5000; no further correction allowed),
+    "randomisation" (shared sign flips, B=10000), "t", "wilcoxon", "sign". correction: None, "bonferroni", "holm",
     "bh" (over the pairs). ``tie_rule``: how Tukey HSD counts a permuted range equal to a
     pair's difference, "ge" (counted, the default) or "gt" (not, Sakai's '>'); see
     ``tukey_hsd``. The other tests count ties as at least as extreme and accept only "ge".

@@ -4,6 +4,7 @@
 Expected significance marks come from scipy's paired t-test on the same per-topic values (never
 from irwarehouse's tests); expected numbers are written out by hand."""
 
+import os
 import shutil
 import subprocess
 
@@ -217,11 +218,12 @@ def test_latex_compiles_with_pdflatex_and_renders(campaign, tmp_path):
     subprocess.run(["pdftoppm", "-png", "-r", "80", "-f", "1", "-l", "1", "t.pdf", "page"],
                    cwd=tmp_path, check=True, timeout=60)
     png = next(tmp_path.glob("page*.png"))
-    shutil.copy(png, "/tmp/tables_page.png") if __import__("os").environ.get("IRW_KEEP_PNG") else None
+    if os.environ.get("IRW_PAPER_PNG"):        # to look at the page: IRW_PAPER_PNG=/tmp/p.png
+        shutil.copy(png, os.environ["IRW_PAPER_PNG"])
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 5000
     if shutil.which("pdftotext"):                  # the names print as written
-        text = subprocess.run(["pdftotext", "t.pdf", "-"], cwd=tmp_path, capture_output=True, text=True,
-                              check=True).stdout
+        text = subprocess.run(["pdftotext", "t.pdf", "-"], cwd=tmp_path, capture_output=True,
+                              text=True, check=True).stdout
         for run in RUNS:
             assert run in text
 
