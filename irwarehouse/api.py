@@ -212,13 +212,15 @@ class Warehouse:
                           _settings(options, qrels, option_values), store=store)
 
     def compare(self, campaign: str | list[str], measures: list[str] | str, *,
-                test: str = "bootstrap", correction: str | None = None, alpha: float = 0.05,
+                test: str | None = None, correction: str | None = None, alpha: float = 0.05,
                 B: int | None = None, seed: int | None = None, runs: list[str] | None = None,
                 qrels: str | None = None, options=None, missing: str = "error",
                 store: bool = False, tie_rule: str = "ge", **option_values) -> list:
         """`irw compare`: every pair of runs under one significance test, per measure; a list
-        of (stats.Comparison, ScoreMatrix), one per measure, in the order given (Jupyter shows
-        it as a table per measure)."""
+        of (stats.Comparison, ScoreMatrix), one per measure, in the order given (Jupyter shows it
+        as a table per measure). `test=None`: randomised Tukey HSD over more than two runs
+        (without a correction), the paired bootstrap for two (stats.compare.default_test, as
+        `irw compare`)."""
         from .request.comparison import matrices_for, run_tests
         campaigns = [campaign] if isinstance(campaign, str) else list(campaign)
         names = [measures] if isinstance(measures, str) else list(measures)

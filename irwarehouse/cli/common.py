@@ -13,7 +13,7 @@ import typer
 
 from ..formats import QRELS_FORMATS
 from ..meta.render import FORMATS as TABLE_FORMATS
-from ..request.layouts import LAYOUTS
+from ..request.layouts import LAYOUTS, PAPER
 
 app = typer.Typer(help="irwarehouse: IR evaluation in a DuckDB warehouse.", no_args_is_help=True,
                   add_completion=False, pretty_exceptions_enable=False)
@@ -40,6 +40,8 @@ def choices(name: str, *values: str) -> type[Enum]:
 TableFormat = choices("TableFormat", *TABLE_FORMATS)
 # irw eval's layouts, as request.layouts declares them
 Format = choices("Format", *LAYOUTS)
+# a paper's table (writers.paper), where a command's own output is not a table (irw meta report)
+PaperFormat = choices("PaperFormat", *PAPER)
 DiversityKind = choices("DiversityKind", "D", "DIN", "IA")
 QrelsFormat = choices("QrelsFormat", *QRELS_FORMATS)
 Test = choices("Test", "bootstrap", "tukey", "randomisation", "t", "wilcoxon", "sign")
@@ -55,6 +57,12 @@ TIE_RULE_HELP = ("Tukey HSD: count a permuted range equal to the pair's differen
                  "measures such as P@10 (docs/stats.md).")
 
 # -- options shared by several command groups ---------------------------------------------------
+# the numbers of a paper's table (--format latex|markdown; writers.paper.Style)
+DigitsOpt = Annotated[int | None, typer.Option(
+    "--digits", min=0, max=12, help="--format latex|markdown: decimals printed (default 4, "
+    "or 2 with --percent).")]
+PercentOpt = Annotated[bool, typer.Option(
+    "--percent", help="--format latex|markdown: values times 100.")]
 Campaign = Annotated[str, typer.Option("--campaign", "-C", help="Campaign name.")]
 TableFormatOpt = Annotated[TableFormat, typer.Option("--format", "-f", help="Output format.")]
 WarehouseOpt = Annotated[Path | None, typer.Option(
@@ -70,6 +78,17 @@ SparkMasterOpt = Annotated[str | None, typer.Option(
 SparkDataOpt = Annotated[Path | None, typer.Option(
     "--data", help="--engine spark: read the tables from this `irw export campaign` folder "
     "(any path the cluster reads) instead of exporting them from the warehouse first.")]
+
+
+def paper_style(fmt: str, digits: int | None, percent: bool):
+    """The writers.paper.Style of --digits/--percent, which apply to the paper layouts only
+    (given with another layout they would be ignored silently: an error instead)."""
+    from ..errors import IrwError
+    from ..writers.paper import Style
+    if fmt not in PAPER and (digits is not None or percent):
+        raise IrwError("--digits and --percent shape the paper tables: give --format latex "
+                       "or --format markdown")
+    return Style(digits=digits, percent=percent)
 
 
 def note(text: str) -> None:

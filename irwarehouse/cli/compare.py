@@ -10,7 +10,9 @@ import typer
 from .common import (
     TIE_RULE_HELP,
     Correction,
+    DigitsOpt,
     Missing,
+    PercentOpt,
     Test,
     TieRule,
     WarehouseOpt,
@@ -19,12 +21,15 @@ from .common import (
     choices,
     note,
     open_warehouse,
+    paper_style,
     warn,
 )
 from .options import evaluation_options
 
-# json: one JSON document (an array of rows, as `irw eval --format json`); jsonl: a row a line
-CompareFormat = choices("CompareFormat", "table", "tsv", "csv", "json", "jsonl")
+# json: one JSON document (an array of rows, as `irw eval --format json`); jsonl: a row a line;
+# latex, markdown: a paper's runs x measures table (writers.paper, as `irw eval`'s layouts)
+CompareFormat = choices("CompareFormat", "table", "tsv", "csv", "json", "jsonl", "latex",
+                        "markdown")
 
 
 @app.command()
@@ -34,7 +39,10 @@ def compare(
                         "repeat to compare runs across campaigns on shared topics.")],
     measure: Annotated[list[str], typer.Option("--measure", "-m", help="Measure to compare "
                        "on; repeatable (a table per measure and a runs x measures summary).")],
-    test: Annotated[Test, typer.Option(help="Significance test.")] = Test.bootstrap,
+    test: Annotated[Test | None, typer.Option(help="Significance test (default: tukey, "
+                    "randomised Tukey HSD, over more than two runs, as Sakai, IPSJ JIP 2013 "
+                    "recommends for a set of runs; bootstrap for two runs or with a "
+                    "--correction).")] = None,
     correction: Annotated[Correction | None, typer.Option(
         help="Multiple-comparison correction of the pairwise p-values (default none; "
         "--test tukey controls the family-wise error itself).")] = None,
@@ -55,7 +63,11 @@ def compare(
                            "zero.")] = Missing.error,
     fmt: Annotated[CompareFormat, typer.Option("--format", "-f", help="table; tsv or csv (a "
                    "row per pair); json (one document, an array of rows); jsonl (a row a "
-                   "line).")] = CompareFormat.table,
+                   "line); latex or markdown (a paper's runs x measures table: best in bold, "
+                   "superscript letters of the runs each beats, or daggers against "
+                   "--baseline).")] = CompareFormat.table,
+    digits: DigitsOpt = None,
+    percent: PercentOpt = False,
     store: Annotated[bool, typer.Option(help="Store the results in table `significance`, and "
                                        "the scores evaluated for runs that had none.")] = False,
     group: Annotated[str | None, typer.Option(
@@ -78,8 +90,10 @@ def compare(
         from ..errors import IrwError
         from ..store.results import store_significance
         from ..writers.comparison import render_all
+        style = paper_style(fmt.value, digits, percent)
         chosen = correction.value if correction and correction.value != "none" else None
-        if test.value == "tukey" and chosen:
+        test_name = test.value if test is not None else None
+        if test_name == "tukey" and chosen:
             raise IrwError(f"--test tukey already controls the family-wise error over all "
                            f"pairs; drop --correction {chosen} (or give --correction none)")
         measures = list(dict.fromkeys(measure))
@@ -94,7 +108,7 @@ def compare(
             for matrix in matrices:
                 for line in missing_warnings(matrix):
                     warn(line)
-                result = _tests(cmp, matrix, test.value, chosen, alpha, resamples,
+                result = _tests(cmp, matrix, test_name, chosen, alpha, resamples,
                                 seed_of_all, tie_rule.value, plus_one)
                 seed_of_all = result.seed if seed_of_all is None else seed_of_all
                 for line in resampling_warnings(result, plus_one=plus_one):
@@ -102,14 +116,15 @@ def compare(
                 if store:
                     store_significance(wh.con, result, ",".join(campaign), matrix.measure)
                 results.append((result, matrix))
-        sys.stdout.write(render_all(results, fmt.value, baseline=baseline))
+        sys.stdout.write(render_all(results, fmt.value, baseline=baseline, style=style,
+                                    campaign=", ".join(campaign)))
     _guard(body)
 
 
 def _tests(cmp, matrix, test, correction, alpha, resamples, seed, tie_rule, plus_one):
     """The pairwise tests of one matrix, with a progress bar on a terminal."""
-    with typer.progressbar(length=100, label=f"{test} {matrix.measure}", file=sys.stderr,
-                           hidden=not sys.stderr.isatty()) as bar:
+    with typer.progressbar(length=100, label=f"{test or 'test'} {matrix.measure}",
+                           file=sys.stderr, hidden=not sys.stderr.isatty()) as bar:
         state = {"shown": 0}
 
         def progress(done, total):

@@ -11,10 +11,12 @@ from typing import Annotated
 import typer
 
 from .common import (
+    DigitsOpt,
     DiversityKind,
     Engine,
     EngineOpt,
     Format,
+    PercentOpt,
     QrelsFormat,
     SparkDataOpt,
     SparkMasterOpt,
@@ -24,6 +26,7 @@ from .common import (
     app,
     note,
     open_warehouse,
+    paper_style,
 )
 from .options import evaluation_options
 
@@ -73,14 +76,21 @@ def eval_cmd(files: FilesArg = None, measure: MeasureOpt = None, query: QueryOpt
              alpha: AlphaOpt = None, beta: BetaOpt = None, diversity: DiversityOpt = None,
              intents: IntentsOpt = None, gamma: GammaOpt = None, doclengths: LengthsOpt = None,
              doclengths_chars: CharsOpt = None, engine: EngineOpt = Engine.duckdb,
-             spark_master: SparkMasterOpt = None, data: SparkDataOpt = None, *, settings):
+             spark_master: SparkMasterOpt = None, data: SparkDataOpt = None,
+             digits: DigitsOpt = None, percent: PercentOpt = False, *, settings):
     """Evaluate runs, like trec_eval: `irw eval QRELS RUN -m map -m P.10` or `--campaign C`.
 
     `--format ntcireval` prints ntcir_eval's .nev (its full set when no -m is given), over the
-    first 1000 documents (-M 1000) of every judged topic (-c), as NTCIREVAL."""
+    first 1000 documents (-M 1000) of every judged topic (-c), as NTCIREVAL. `--format latex`
+    or `markdown`: a paper's runs x measures table, the best value in bold
+    (docs/paper_tables.md)."""
     def body():
         from ..errors import IrwError
         from ..request.layouts import layout_for, measure_names
+        style = paper_style(fmt.value, digits, percent)
+        if query and fmt.value in ("latex", "markdown"):
+            raise IrwError(f"--format {fmt.value} prints a paper's runs x measures table; -q "
+                           "(per-topic values) has no place in it")
         kind = diversity.value if diversity else None
         layout = layout_for(fmt.value, kind)
         names = measure_names(layout, measure or [], kind=kind, cutoffs=settings.cutoffs,
@@ -98,7 +108,7 @@ def eval_cmd(files: FilesArg = None, measure: MeasureOpt = None, query: QueryOpt
         else:
             result = _eval_files(files, store, qrels_format, keep_first, intents, doclengths,
                                  doclengths_chars, **request)
-        sys.stdout.write(layout.render(result, per_topic=query))
+        sys.stdout.write(layout.render(result, per_topic=query, style=style))
     _guard(body)
 
 

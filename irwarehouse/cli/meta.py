@@ -13,7 +13,9 @@ import typer
 from .common import (
     TIE_RULE_HELP,
     Campaign,
+    DigitsOpt,
     Missing,
+    PaperFormat,
     TableFormat,
     TableFormatOpt,
     Test,
@@ -24,6 +26,7 @@ from .common import (
     meta_app,
     note,
     open_warehouse,
+    paper_style,
 )
 from .options import QrelsOpt, evaluation_options
 
@@ -393,7 +396,12 @@ def report(campaign: Campaign, measure: Measures,
            gold: Annotated[list[str] | None, typer.Option(
                "--gold", help="Add the concordance test of the other metrics against "
                "this gold-standard metric (repeatable: all must agree).")] = None,
-           missing: MissingOpt = Missing.error, warehouse: WarehouseOpt = None, *, settings):
+           missing: MissingOpt = Missing.error, warehouse: WarehouseOpt = None,
+           fmt: Annotated[PaperFormat | None, typer.Option(
+               "--format", "-f", help="Also write the paper's table of the measures "
+               "(discriminative power under both tests, swap method; best in bold): "
+               "table.tex (latex, booktabs) or table.md (markdown).")] = None,
+           digits: DigitsOpt = None, *, settings):
     """A reproducible report: discriminative power (both tests), sensitivity, swap rates,
     Kendall tau / tau_ap, significance agreement, optionally LOO; Markdown, JSON, plots."""
     def body():
@@ -402,6 +410,7 @@ def report(campaign: Campaign, measure: Measures,
         gold_, request = _gold_written_as_g(gold, settings)
         if team_pattern and not loo_depth:
             raise IrwError("--team-pattern applies to the LOO pool: give --loo-depth too")
+        style = paper_style(fmt.value if fmt else "", digits, False)
         report_settings = ReportSettings(seed=seed, alpha=alpha, B_bootstrap=B_bootstrap,
                                          B_tukey=B_tukey, B_swap=B_swap,
                                          tie_rule=tie_rule.value)
@@ -421,12 +430,16 @@ def report(campaign: Campaign, measure: Measures,
             if len(sys.argv) > 3 and sys.argv[1:3] == ["meta", "report"] else None
         try:
             meta_report(metrics, out, campaign=campaign, settings=report_settings,
-                        loo=loo_part, gold=gold_ or None, command=command)
+                        loo=loo_part, gold=gold_ or None, command=command,
+                        table_format=fmt.value if fmt else None, style=style)
         except BaseException:
             if built_pool is not None:              # a failed command leaves nothing behind
                 _drop_pool(warehouse, built_pool)
             raise
         typer.echo(f"report written to {out / 'report.md'}")
+        if fmt:
+            name = "table.tex" if fmt.value == "latex" else "table.md"
+            typer.echo(f"table written to {out / name}")
     _guard(body)
 
 

@@ -1,5 +1,5 @@
-"""Records (lists of dicts) as an aligned text table, JSON, CSV or TSV: the tables every command
-that prints records shares."""
+"""Records (lists of dicts) as an aligned text table, JSON, CSV, TSV, Markdown or LaTeX: the
+tables every command that prints records shares."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ import math
 from ..notebook import cell as _cell
 from ..notebook import is_number as _is_number
 
-FORMATS = ("table", "tsv", "csv", "json")
+# markdown, latex: a paper's table (writers.paper, the one writer of paper tables)
+FORMATS = ("table", "tsv", "csv", "json", "markdown", "latex")
 
 
 def table_text(records: list[dict], columns: list[str] | None = None) -> str:
@@ -40,6 +41,11 @@ def render(records: list[dict], fmt: str, *, columns: list[str] | None = None,
            meta: dict | None = None) -> str:
     if fmt == "table":
         return table_text(records, columns)
+    if fmt in ("markdown", "latex"):
+        if not records:
+            return "(nothing)\n"
+        from ..writers import paper
+        return paper.render(paper.records_table(records, columns, meta), fmt, paper.Style())
     if fmt == "json":
         rows = [{k: _jsonable(v) for k, v in r.items()} for r in records]
         payload = {**meta, "rows": rows} if meta else rows

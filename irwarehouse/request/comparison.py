@@ -72,9 +72,11 @@ def _named(values: list[tuple[str, str]]) -> str:
     return values[0][1] if len(values) == 1 else "; ".join(f"{c}: {v}" for c, v in values)
 
 
-def run_tests(matrix: ScoreMatrix, *, test: str, correction: str | None, alpha: float,
+def run_tests(matrix: ScoreMatrix, *, test: str | None, correction: str | None, alpha: float,
               B: int | None, seed: int | None, progress=None, tie_rule: str = "ge",
               plus_one: bool = False):
+    """Every pair of the matrix's runs under `test` (None: stats.compare.default_test, the one
+    rule: randomised Tukey HSD over more than two runs, the paired bootstrap for two)."""
     from ..stats import compare_all
     try:
         return compare_all(matrix.values, matrix.runs, test=test, correction=correction,

@@ -3,7 +3,8 @@ prints and what it implies about the request (NTCIREVAL's .nev: its depth, -c, i
 and names; ndeval's CSV: its columns, diversity qrels, rows even for runs the qrels lack).
 Nothing else special-cases a layout: the command asks its Layout.
 
-The plain layouts (tsv, csv, json) are those every evaluating command prints
+The paper layouts (latex, markdown: writers.paper) are also `irw compare`'s. The plain layouts
+(tsv, csv, json) are those every evaluating command prints
 (irwarehouse.meta.render for tables of records)."""
 
 from __future__ import annotations
@@ -32,9 +33,10 @@ class Layout:
             return list(NDEVAL_COLUMNS)
         return []                    # parse_measures' default: official, NTCIREVAL's set
 
-    def render(self, result, *, per_topic: bool) -> str:
+    def render(self, result, *, per_topic: bool, style=None) -> str:
+        """`style` (writers.paper.Style: --digits, --percent) is for the paper layouts."""
         from ..writers import render
-        return render(result, self.name, per_topic=per_topic)
+        return render(result, self.name, per_topic=per_topic, style=style)
 
 
 LAYOUTS = {layout.name: layout for layout in (
@@ -45,7 +47,12 @@ LAYOUTS = {layout.name: layout for layout in (
     Layout("ndeval", diversity_qrels=True, rows_when_empty=True, exact=True),
     Layout("ntcireval", presets={"depth": 1000, "complete": True}, ntcir_names=True,
            gcompute=True, exact=True),
+    # paper-ready runs x measures tables (writers.paper; `irw compare` prints the same ones)
+    Layout("latex"),
+    Layout("markdown"),
 )}
+# the layouts of a paper's table, whose numbers --digits and --percent shape
+PAPER = ("latex", "markdown")
 # the layouts every evaluating command prints (irw eval, compare, online eval, meta, ...)
 PLAIN = ("tsv", "csv", "json")
 

@@ -22,6 +22,17 @@ TESTS = ("bootstrap", "tukey", "randomisation", "t", "wilcoxon", "sign")
 DEFAULT_B = {"bootstrap": 1000, "tukey": 5000, "randomisation": 10_000}
 
 
+def default_test(n_runs: int, correction: str | None = None) -> str:
+    """The test of a comparison that names none (every front door asks this one rule).
+
+    More than two runs: randomised Tukey HSD, which takes the whole set of runs into account
+    and bounds the family-wise error by itself; Sakai (IPSJ JIP 2013, sections 1 and 7)
+    recommends it whenever a set of runs is compared (the procedure: Carterette, ACM TOIS
+    2012; Sakai, PROMISE 2014, Fig 15). Two runs (one pair), or a pairwise correction asked
+    for: the paired bootstrap test, as before (Sakai, IPSJ TOD 2007)."""
+    return "tukey" if n_runs > 2 and correction is None else "bootstrap"
+
+
 @dataclass(frozen=True)
 class PairResult:
     run_a: str
@@ -57,6 +68,7 @@ class Comparison:
     pairs: list[PairResult]
     familywise_error: float
     tie_rule: str | None = None  # tukey: "ge" or "gt" (tukey_hsd); None for the other tests
+    by_default: bool = False     # no test was named: default_test chose it
 
     @property
     def n_significant(self) -> int:
@@ -100,7 +112,7 @@ def compare_all(
     matrix,
     run_names=None,
     *,
-    test: str = "bootstrap",
+    test: str | None = None,
     correction: str | None = None,
     alpha: float = 0.05,
     B: int | None = None,
@@ -111,9 +123,10 @@ def compare_all(
 ) -> Comparison:
     """Compare every pair of runs (columns, pairs in column order a < b) with ``test``.
 
-    test: "bootstrap" (paired, studentised; one shared index sample, B=1000), "tukey"
-    (randomised Tukey HSD, B=5000; no further correction allowed), "randomisation" (shared
-    sign flips, B=10000), "t", "wilcoxon", "sign". correction: None, "bonferroni", "holm",
+    test: None (default_test: "tukey" over more than two runs without a correction,
+    "bootstrap" otherwise), "bootstrap" (paired, studentised; one shared index sample,
+    B=1000), "tukey" (randomised Tukey HSD, B=5000; no further correction allowed),
+    "randomisation" (shared sign flips, B=10000), "t", "wilcoxon", "sign". correction: None, "bonferroni", "holm",
     "bh" (over the pairs). ``tie_rule``: how Tukey HSD counts a permuted range equal to a
     pair's difference, "ge" (counted, the default) or "gt" (not, Sakai's '>'); see
     ``tukey_hsd``. The other tests count ties as at least as extreme and accept only "ge".
@@ -121,6 +134,9 @@ def compare_all(
     """
     matrix = v.as_matrix(matrix)
     names = v.run_names_for(run_names, matrix.shape[1])
+    by_default = test is None
+    if by_default:
+        test = default_test(matrix.shape[1], correction)
     v.check_choice(test, "test", TESTS)
     alpha = v.check_probability(alpha, "alpha")
     if test == "tukey" and correction is not None:
@@ -168,6 +184,7 @@ def compare_all(
         pairs=pairs,
         familywise_error=familywise_error(alpha, len(pairs)),
         tie_rule=tie_rule if test == "tukey" else None,
+        by_default=by_default,
     )
 
 

@@ -1,5 +1,5 @@
 """Writers: an evaluation result in the layout asked for (trec_eval, tsv, csv, json, ndeval,
-NTCIREVAL's .nev and diversity files)."""
+NTCIREVAL's .nev and diversity files, and a paper's LaTeX or Markdown table)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,15 @@ if TYPE_CHECKING:
     from ..engine.evaluate import EvalResult
 
 
-def render(result: EvalResult, fmt: str, *, per_topic: bool) -> str:
+def render(result: EvalResult, fmt: str, *, per_topic: bool, style=None) -> str:
+    if fmt in ("latex", "markdown"):
+        from ..errors import IrwError
+        from . import paper
+        if per_topic:
+            raise IrwError(f"--format {fmt} prints a paper's runs x measures table; -q "
+                           "(per-topic values) has no place in it")
+        style = style or paper.Style()
+        return paper.render(paper.evaluation_table(result, style=style), fmt, style)
     if fmt == "trec_eval":
         return trec_eval.trec_eval_text(result, per_topic=per_topic)
     if fmt in ("tsv", "csv"):

@@ -9,6 +9,9 @@ import json
 from ..engine.matrix import ScoreMatrix
 
 MARKERS = ((0.001, "***"), (0.01, "**"), (0.05, "*"))
+# the header's word when no --test was given over more than two runs (stats.default_test)
+DEFAULT_TUKEY = (" (the default for more than two runs: randomised Tukey HSD, as Sakai, "
+                 "IPSJ JIP 2013 recommends for a set of runs)")
 
 
 def _marker(p: float) -> str:
@@ -27,6 +30,8 @@ def table_text(comparison, matrix: ScoreMatrix) -> str:
     width = max(10, *(len(r) for r in runs)) + 1
     means = dict(zip(runs, matrix.run_values()))     # by the measure's summary kind
     lines = [f"{matrix.measure}: {comparison.test} test"
+             + (DEFAULT_TUKEY if getattr(comparison, "by_default", False)
+                and comparison.test == "tukey" else "")
              + (f", {comparison.correction} correction" if comparison.correction else "")
              + (f", B={comparison.B}, seed={comparison.seed}" if comparison.B else "")
              + (", tie rule gt (range > |difference|)" if comparison.tie_rule == "gt" else "")
@@ -127,9 +132,17 @@ def _baseline_marks(comparison, baseline: str) -> dict[str, str]:
     return marks
 
 
-def render_all(results, fmt: str, *, baseline: str | None = None) -> str:
+def render_all(results, fmt: str, *, baseline: str | None = None, style=None,
+               campaign: str | None = None) -> str:
     """Every measure's comparison in one layout: the run x run tables then (several measures
-    or a baseline) the runs x measures summary; or a row per pair and measure."""
+    or a baseline) the runs x measures summary; a paper's runs x measures table (latex,
+    markdown: writers.paper); or a row per pair and measure."""
+    if fmt in ("latex", "markdown"):
+        from . import paper
+        style = style or paper.Style()
+        table = paper.comparison_table(results, baseline=baseline, style=style,
+                                       campaign=campaign)
+        return paper.render(table, fmt, style)
     if fmt == "table":
         parts = [table_text(comparison, matrix) for comparison, matrix in results]
         if len(results) > 1 or baseline:

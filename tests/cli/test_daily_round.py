@@ -191,7 +191,9 @@ def test_compare_json_is_one_document_and_jsonl_lines(one_qrels):
 
 
 def test_plus_one_on_the_cli_and_a_warning_when_B_is_too_small(one_qrels):
-    base = ["compare", "-C", "c", "-m", "map", "--seed", "3", "-f", "jsonl", "-w", one_qrels]
+    # the bootstrap named: over five runs the default is Tukey HSD (stats.default_test)
+    base = ["compare", "-C", "c", "-m", "map", "--seed", "3", "-f", "jsonl", "--test",
+            "bootstrap", "-w", one_qrels]
     plain = [json.loads(x) for x in irw(*base, "-B", "100").stdout.splitlines()]
     plus = [json.loads(x) for x in irw(*base, "-B", "100", "--plus-one").stdout.splitlines()]
     assert all(q["p"] > 0 for q in plus)
