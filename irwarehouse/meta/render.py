@@ -10,7 +10,7 @@ import math
 
 from ..failures import clean
 
-FORMATS = ("table", "tsv", "csv", "json")
+FORMATS = ("table", "tsv", "csv", "json", "markdown", "latex")
 
 
 def _cell(value) -> str:
@@ -68,4 +68,36 @@ def render(records: list[dict], fmt: str, *, columns: list[str] | None = None,
         for r in records:
             writer.writerow({k: ("" if v is None else v) for k, v in r.items()})
         return buffer.getvalue()
+    if fmt == "markdown":
+        return _markdown(records, columns or (list(records[0]) if records else []))
+    if fmt == "latex":
+        return _latex(records, columns or (list(records[0]) if records else []))
     raise ValueError(f"format must be one of {', '.join(FORMATS)}")
+
+
+def _markdown(records: list[dict], columns: list[str]) -> str:
+    """A GitHub-flavoured Markdown table (numbers right-aligned; `|` in a value escaped)."""
+    def cell(value) -> str:
+        return _cell(value).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    numeric = [all(_is_number(r.get(c)) for r in records) for c in columns]
+    out = ["| " + " | ".join(cell(c) for c in columns) + " |",
+           "|" + "|".join("---:" if n else ":---" for n in numeric) + "|"]
+    out += ["| " + " | ".join(cell(r.get(c)) for c in columns) + " |" for r in records]
+    return "\n".join(out) + "\n"
+
+
+_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
+                  "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
+                  "^": r"\textasciicircum{}"}
+
+
+def _latex(records: list[dict], columns: list[str]) -> str:
+    """A LaTeX tabular (booktabs rules), every special character of a value escaped."""
+    def cell(value) -> str:
+        return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in _cell(value).replace("\n", " "))
+    numeric = [all(_is_number(r.get(c)) for r in records) for c in columns]
+    out = [r"\begin{tabular}{" + "".join("r" if n else "l" for n in numeric) + "}",
+           r"\toprule", " & ".join(cell(c) for c in columns) + r" \\", r"\midrule"]
+    out += [" & ".join(cell(r.get(c)) for c in columns) + r" \\" for r in records]
+    out += [r"\bottomrule", r"\end{tabular}"]
+    return "\n".join(out) + "\n"
