@@ -56,8 +56,11 @@ def render(name: str, context: dict, status: int = 200) -> HTMLResponse:
 
 
 def _scrubbed(settings: Settings, message: str) -> str:
-    """A message without the server's paths: the warehouse named by its file name only."""
+    """A message without the server's paths: the warehouse named by its file name only, the
+    temporary folder (a query's spill folder) as TMP."""
+    import tempfile
     path = Path(settings.path)
+    message = message.replace(tempfile.gettempdir() + "/irw-sql-spill-", "TMP/irw-sql-spill-")
     for text in sorted({str(path.resolve()), str(path), str(path.resolve().parent),
                         str(path.parent)}, key=len, reverse=True):
         if text not in ("", "."):
@@ -65,9 +68,11 @@ def _scrubbed(settings: Settings, message: str) -> str:
     return message
 
 
-def error_page(settings: Settings, status: int, message: str) -> HTMLResponse:
+def error_page(settings: Settings, status: int, message: str,
+               choices: list | None = None) -> HTMLResponse:
     return render("error.html", {"title": f"{status}", "status": status,
                                  "message": _scrubbed(settings, message),
+                                 "choices": choices or [],
                                  "writes": settings.allow_writes}, status)
 
 
@@ -90,7 +95,10 @@ def _page_endpoint(settings: Settings, compute, template: str):
 
         def work():
             with opened(settings.path, seconds=settings.query_time) as wh:
-                return compute(wh, params)
+                context = compute(wh, params)
+                if context.get("campaign"):
+                    context["qrels_choices"] = pages.qrels_names(wh.con, context["campaign"])
+                return context
         context = await run_in_threadpool(work)
         if fmt is not None:
             table = context["tables"].get(name or "")
@@ -104,7 +112,7 @@ def _page_endpoint(settings: Settings, compute, template: str):
         def download_url(table_name: str, kind: str) -> str:
             return url(request.url.path, **_grouped(here + [("table", table_name),
                                                             ("download", kind)]))
-        context.update(download_url=download_url, downloads=DOWNLOADS,
+        context.update(qrels=params.get("qrels", ""), download_url=download_url, downloads=DOWNLOADS,
                        writes=settings.allow_writes, csrf=settings.csrf, path=request.url.path)
         return render(template, context)
     return endpoint
@@ -132,7 +140,8 @@ def _console(settings: Settings):
             if text:
                 with query_stream(settings.path, text, timeout=settings.query_time) as reader:
                     if fmt in ("csv", "parquet"):
-                        return ("file", _result_file(reader, fmt, write_result))
+                        table = _scrub_table(settings, reader.read_all())
+                        return ("file", _result_file(table, fmt, write_result))
                     rows, more = [], False
                     for batch in reader:
                         rows += batch.to_pylist()
@@ -140,7 +149,9 @@ def _console(settings: Settings):
                             more = True
                             break
                     names = reader.schema.names
-                result = Table("result", names, rows[:CONSOLE_ROWS])
+                rows = [{k: _scrubbed(settings, v) if isinstance(v, str) else v
+                         for k, v in row.items()} for row in rows[:CONSOLE_ROWS]]
+                result = Table("result", names, rows)
                 result.more = more
             return ("page", {"catalog": catalog, "result": result})
         kind, value = await run_in_threadpool(work)
@@ -155,6 +166,18 @@ def _console(settings: Settings):
                                        "writes": settings.allow_writes, "path": "/sql",
                                        "downloads": ()})
     return endpoint
+
+
+def _scrub_table(settings: Settings, table):
+    """The result's text columns without the server's paths (_scrubbed)."""
+    import pyarrow as pa
+    columns = []
+    for column in table.columns:
+        if pa.types.is_string(column.type) or pa.types.is_large_string(column.type):
+            column = pa.array([_scrubbed(settings, v) if v is not None else None
+                               for v in column.to_pylist()], column.type)
+        columns.append(column)
+    return pa.Table.from_arrays(columns, schema=table.schema)
 
 
 def _result_file(reader, fmt: str, write_result):
@@ -205,6 +228,11 @@ def build_app(path: str, *, host: str = "127.0.0.1", token: str | None = None,
                Mount("/static", StaticFiles(directory=HERE / "static"), name="static")]
 
     async def failed(request, exc):
+        if isinstance(exc, pages.ChooseQrels):
+            base = [(k, v) for k, v in request.query_params.multi_items() if k != "qrels"]
+            return error_page(settings, 400, str(exc), [
+                (name, url(request.url.path, **_grouped(base + [("qrels", name)])))
+                for name in exc.names])
         if isinstance(exc, pages.NotFound):
             return error_page(settings, 404, str(exc))
         if isinstance(exc, Busy):

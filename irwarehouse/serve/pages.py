@@ -25,6 +25,14 @@ class NotFound(IrwError):
     """A campaign, run or topic the warehouse does not have (404)."""
 
 
+class ChooseQrels(IrwError):
+    """The campaign has several qrels and neither the page nor its profile chose one."""
+
+    def __init__(self, message: str, names: list[str]):
+        super().__init__(message)
+        self.names = names
+
+
 # -- helpers ---------------------------------------------------------------------------------------
 def _one(params, key: str, default=None):
     value = params.get(key)
@@ -74,10 +82,29 @@ def measure_doc(con, label: str) -> str:
     return f"{label}: {row[0][0]} ({row[0][1]})" if row else label
 
 
-def _request(con, campaign: str, labels: list[str]):
+def _given(params):
+    """The request's settings the page chose: the qrels (else the profile's, or the only one)."""
+    from ..options import EvalSettings
+    return EvalSettings(qrels=_one(params, "qrels"))
+
+
+def qrels_names(con, campaign: str) -> list[str]:
+    return [q for (q,) in con.execute("SELECT q.name FROM qrels q JOIN campaign c "
+                                      "USING (campaign_id) WHERE c.name = ? ORDER BY q.name",
+                                      [campaign]).fetchall()]
+
+
+def _request(con, campaign: str, labels: list[str], params):
     """The one request's per-topic scores of the measures (stored, or evaluated now)."""
     from ..request.evaluation import scope, scores
-    where = scope(con, campaign, None, measures=labels)
+    try:
+        where = scope(con, campaign, _given(params), measures=labels)
+    except IrwError as exc:
+        if "several qrels" in str(exc):
+            raise ChooseQrels(f"Campaign {campaign!r} has several qrels and no profile "
+                              "choosing one: choose the qrels.",
+                              qrels_names(con, campaign)) from None
+        raise
     return where, scores(con, where, labels)
 
 
@@ -189,7 +216,7 @@ def leaderboard(wh, params) -> dict:
     con = wh.con
     campaign = _campaign(con, params)
     labels = _measures(con, campaign, params)
-    where, found = _request(con, campaign, labels)
+    where, found = _request(con, campaign, labels, params)
     summaries = run_summaries(con, found)
     runs = sorted(summaries)
     baseline = _one(params, "baseline")
@@ -245,7 +272,7 @@ def leaderboard(wh, params) -> dict:
     table = Table("leaderboard", columns, rows, heads=heads, best=best, marks=marks,
                   sql=query.shown(),
                   links={"run": lambda r: url("/run", c=campaign, run=r["run"], m=labels[0],
-                                              baseline=baseline)},
+                                              baseline=baseline, qrels=where.qrels)},
                   row_class={i: "baseline" for i, r in enumerate(rows) if r["run"] == baseline})
     evaluated = [ms.label for ms in found if ms.source.startswith("evaluated")]
     return {"title": f"Leaderboard: {campaign}", "campaign": campaign, "measures": labels,
@@ -272,11 +299,12 @@ def run_page(wh, params) -> dict:
     facts = query.rows(con)[0]
     facts["file"] = facts["file"].rsplit("/", 1)[-1] if facts["file"] else None
     facts["ingested_at"] = str(facts["ingested_at"])[:19]
-    where, found = _request(con, campaign, [label] + ([baseline] if False else []))
+    where, found = _request(con, campaign, [label], params)
     values = _by_topic(found[0])
     mine = values.get(run, {})
     rows = [{"topic": t, label: v} for t, v in sorted(mine.items())]
-    link = {"topic": lambda r: url("/topic", c=campaign, topic=r["topic"], m=label)}
+    link = {"topic": lambda r: url("/topic", c=campaign, topic=r["topic"], m=label,
+                                            qrels=where.qrels)}
     tables = {"topics": Table("topics", ["topic", label], rows, links=link,
                               heads={label: measure_doc(con, label)})}
     figures = {"distribution": charts.histogram([v for v in mine.values() if v is not None],
@@ -303,7 +331,7 @@ def topic_page(wh, params) -> dict:
     campaign = _campaign(con, params)
     topic = _one(params, "topic")
     label = _measures(con, campaign, params)[0]
-    where, found = _request(con, campaign, [label])
+    where, found = _request(con, campaign, [label], params)
     values = _by_topic(found[0])
     if topic is None or not any(topic in v for v in values.values()):
         raise NotFound("no such topic among the campaign's scores")
@@ -325,7 +353,7 @@ def topic_page(wh, params) -> dict:
     tables = {
         "runs": Table("runs", ["run", label], rows, heads={label: measure_doc(con, label)},
                       links={"run": lambda r: url("/ranked", c=campaign, topic=topic,
-                                                  run=r["run"], m=label)}),
+                                                  run=r["run"], m=label, qrels=where.qrels)}),
         "judgments": Table("judgments", ["level", "documents"], judged.rows(con),
                            sql=judged.shown()),
     }
@@ -360,7 +388,7 @@ def ranked(wh, params) -> dict:
     run = _run(con, campaign, _one(params, "run"))
     topic = _one(params, "topic")
     label = _measures(con, campaign, params)[0]
-    where, found = _request(con, campaign, [label])
+    where, found = _request(con, campaign, [label], params)
     value = _by_topic(found[0]).get(run, {}).get(topic)
     request = parse_measures([label], version=where.options.version)[0]
     cutoff = None
@@ -410,7 +438,7 @@ def compare(wh, params) -> dict:
     alpha = _alpha(params)
     out["alpha"] = alpha
     if len(chosen) == 2:
-        where, found = _request(con, campaign, [label])
+        where, found = _request(con, campaign, [label], params)
         values = _by_topic(found[0])
         a, b = chosen
         topics, x, y = _paired(values.get(a, {}), values.get(b, {}))
@@ -423,7 +451,8 @@ def compare(wh, params) -> dict:
                        for t, u, v in zip(topics, x, y)), key=lambda r: -r["difference"])
         out["tables"]["differences"] = Table(
             "differences", ["topic", a, b, "difference"], rows,
-            links={"topic": lambda r: url("/topic", c=campaign, topic=r["topic"], m=label)})
+            links={"topic": lambda r: url("/topic", c=campaign, topic=r["topic"], m=label,
+                                          qrels=where.qrels)})
         out["tables"]["test"] = Table("test", ["test", "topics", "mean_difference",
                                                "statistic", "p", "effect_size_dz",
                                                "ci_low", "ci_high"], [{
@@ -437,7 +466,8 @@ def compare(wh, params) -> dict:
         test = _choice(params, "test", ALL_TESTS, "tukey")
         correction = _choice(params, "correction", (*CORRECTIONS, "none"), "none")
         seed = int(_one(params, "seed", 0))
-        matrix = matrix_for(wh, [campaign], label, chosen if len(chosen) > 2 else None, "drop")
+        matrix = matrix_for(wh, [campaign], label, chosen if len(chosen) > 2 else None, "drop",
+                            _given(params))
         result = run_tests(matrix, test=test, correction=None if correction == "none"
                            else correction, alpha=alpha, B=None, seed=seed)
         records = [{k: v for k, v in r.items() if k in (
@@ -469,7 +499,7 @@ def meta(wh, params) -> dict:
     test = _choice(params, "test", ("bootstrap", "randomisation", "tukey", "t"), "bootstrap")
     B = int(_choice(params, "B", ("200", "1000", "5000"), "1000"))
     seed = int(_one(params, "seed", 0))
-    metrics = wh.metrics(campaign, labels, missing="drop")
+    metrics = wh.metrics(campaign, labels, missing="drop", qrels=_one(params, "qrels"))
     power = dp.table_records(dp.discpower_table(metrics, test=test, B=B, rng=seed))
     corr = rc.correlation_matrix(metrics.run_means()).records()
     swaps = [r.record() for r in sw.swap_table(metrics, B=B, rng=seed)]
