@@ -225,6 +225,7 @@ def build_app(path: str, *, host: str = "127.0.0.1", token: str | None = None,
     routes = [Route(p, _page_endpoint(settings, fn, t)) for p, (fn, t) in PAGES.items()]
     routes += [Route("/sql", _console(settings)),
                Route("/store", _store(settings), methods=["POST"]),
+               Route("/favicon.ico", lambda request: Response(status_code=204)),
                Mount("/static", StaticFiles(directory=HERE / "static"), name="static")]
 
     async def failed(request, exc):

@@ -63,10 +63,17 @@ def stored_measures(con, campaign: str) -> list[str]:
     return [m for (m,) in rows]
 
 
+PREFERRED = ("map", "P_10", "ndcg_cut_10", "ndcg", "recip_rank", "Rprec", "bpref")
+
+
 def _measures(con, campaign: str, params) -> list[str]:
+    """The measures asked for (m=...), else up to four stored ones (the common ones first),
+    else DEFAULT_MEASURES (evaluated on demand)."""
     chosen = [m.strip() for m in params.getlist("m") if m.strip()]
     if not chosen:
-        chosen = stored_measures(con, campaign)[:4] or list(DEFAULT_MEASURES)
+        stored = stored_measures(con, campaign)
+        chosen = ([m for m in PREFERRED if m in stored]
+                  + [m for m in stored if m not in PREFERRED])[:4] or list(DEFAULT_MEASURES)
     return list(dict.fromkeys(chosen))[:MAX_MEASURES]
 
 
