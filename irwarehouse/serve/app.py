@@ -25,7 +25,7 @@ from starlette.staticfiles import StaticFiles
 
 from ..errors import IrwError
 from . import pages
-from .access import QUERY_TIME, Busy, opened
+from .access import QUERY_TIME, Access, Busy
 from .security import MAX_BODY, BodyTooLarge, Guard, allowed_hosts, csrf_ok
 from .tables import DOWNLOADS, download, url
 
@@ -39,6 +39,7 @@ class Settings:
         self.path, self.host, self.token = str(path), host, token
         self.allow_writes, self.query_time = allow_writes, query_time
         self.csrf = secrets.token_urlsafe(24)
+        self.access = Access(self.path)
 
 
 def environment() -> Environment:
@@ -94,7 +95,7 @@ def _page_endpoint(settings: Settings, compute, template: str):
         fmt, name = params.get("download"), params.get("table")
 
         def work():
-            with opened(settings.path, seconds=settings.query_time) as wh:
+            with settings.access.reading(settings.query_time) as wh:
                 context = compute(wh, params)
                 if context.get("campaign"):
                     context["qrels_choices"] = pages.qrels_names(wh.con, context["campaign"])
@@ -132,27 +133,27 @@ def _console(settings: Settings):
         fmt = params.get("download")
 
         def work():
-            from ..analyst.query import query_stream, write_result
+            from ..analyst.query import guarded_reader, write_result
             from .tables import Table
-            with opened(settings.path, seconds=settings.query_time) as wh:
-                catalog = pages.catalog(wh.con)
             result = None
-            if text:
-                with query_stream(settings.path, text, timeout=settings.query_time) as reader:
+            with settings.access.reading(settings.query_time) as wh:
+                catalog = pages.catalog(wh.con)
+                if text:
+                    reader = next(guarded_reader(wh.con, text, wh.deadline))
                     if fmt in ("csv", "parquet"):
-                        table = _scrub_table(settings, reader.read_all())
+                        table = _scrub_table(settings, _read(reader, wh.deadline))
                         return ("file", _result_file(table, fmt, write_result))
                     rows, more = [], False
-                    for batch in reader:
+                    for batch in _batches(reader, wh.deadline):
                         rows += batch.to_pylist()
                         if len(rows) > CONSOLE_ROWS:
                             more = True
                             break
                     names = reader.schema.names
-                rows = [{k: _scrubbed(settings, v) if isinstance(v, str) else v
-                         for k, v in row.items()} for row in rows[:CONSOLE_ROWS]]
-                result = Table("result", names, rows)
-                result.more = more
+                    rows = [{k: _scrubbed(settings, v) if isinstance(v, str) else v
+                             for k, v in row.items()} for row in rows[:CONSOLE_ROWS]]
+                    result = Table("result", names, rows)
+                    result.more = more
             return ("page", {"catalog": catalog, "result": result})
         kind, value = await run_in_threadpool(work)
         if kind == "file":
@@ -166,6 +167,24 @@ def _console(settings: Settings):
                                        "writes": settings.allow_writes, "path": "/sql",
                                        "downloads": ()})
     return endpoint
+
+
+def _batches(reader, deadline):
+    """The result's batches; a query stopped at the time limit is said so (the reading of a
+    streamed result is interrupted too)."""
+    import duckdb
+    import pyarrow as pa
+    try:
+        yield from reader
+    except (duckdb.Error, pa.ArrowException) as exc:
+        if deadline.expired:
+            raise deadline.error() from None
+        raise IrwError(f"query failed: {str(exc).splitlines()[0]}") from None
+
+
+def _read(reader, deadline):
+    import pyarrow as pa
+    return pa.Table.from_batches(list(_batches(reader, deadline)), schema=reader.schema)
 
 
 def _scrub_table(settings: Settings, table):
@@ -209,12 +228,24 @@ def _store(settings: Settings):
             return error_page(settings, 400, "no measure to store")
 
         def work():
-            with opened(settings.path, write=True, seconds=settings.query_time) as wh:
+            with settings.access.writing(settings.query_time) as wh:
                 pages._campaign(wh.con, {"c": campaign})
                 wh.evaluate(measures, campaign=campaign, store=True)
         await run_in_threadpool(work)
         return RedirectResponse(url("/leaderboard", c=campaign, m=measures), status_code=303)
     return endpoint
+
+
+def _lifespan(settings: Settings):
+    from contextlib import asynccontextmanager
+
+    @asynccontextmanager
+    async def lifespan(app):
+        try:
+            yield
+        finally:
+            settings.access.close()
+    return lifespan
 
 
 def build_app(path: str, *, host: str = "127.0.0.1", token: str | None = None,
@@ -259,6 +290,7 @@ def build_app(path: str, *, host: str = "127.0.0.1", token: str | None = None,
         return await failed(request, exc)
     app = Starlette(routes=routes, exception_handlers={Exception: crashed, 404: failed,
                                                        405: failed, IrwError: failed,
-                                                       Busy: failed, BodyTooLarge: failed})
+                                                       Busy: failed, BodyTooLarge: failed},
+                    lifespan=_lifespan(settings))
     app.state.settings = settings
     return Guard(app, hosts=allowed_hosts(host), token=token)

@@ -116,29 +116,35 @@ def _request(con, campaign: str, labels: list[str], params):
 
 
 def run_summaries(con, found) -> dict[str, dict]:
-    """run -> value (irw_summarise: the one definition of a run's value), topics, the t
-    interval of run_mean_ci (Sakai 2014), per measure."""
-    import pyarrow as pa
+    """run -> value, topics and the 95% t interval of run_mean_ci (Sakai 2014), per measure.
+    A run's value is irw_summarise's (the one definition, sql/schema.sql): for a mean or a
+    sum, the values added one by one in topic order (as list_reduce adds them, the same
+    bits), here in Python; for any other summary kind (gmean, ...), by the macro itself."""
+    import functools
+    import operator
+    import statistics
+
+    from ..stats.special import t_critical
     out: dict[str, dict] = {}
     for ms in found:
-        if not ms.rows:
-            continue
-        rows = pa.table({"run": [r for r, _, _ in ms.rows], "topic": [t for _, t, _ in ms.rows],
-                         "value": pa.array([v for _, _, v in ms.rows], pa.float64())})
-        con.register("serve_rows", rows)
-        try:
-            got = con.execute("""
-                SELECT run, count(value) AS n,
-                       irw_summarise($summary, list(value ORDER BY topic)
-                                     FILTER (WHERE value IS NOT NULL), NULL) AS value,
-                       t_quantile_975(count(value) - 1) * stddev_samp(value) / sqrt(count(value))
-                           AS half
-                FROM serve_rows GROUP BY run""", {"summary": ms.summary}).fetchall()
-        finally:
-            con.unregister("serve_rows")
-        for run, n, value, half in got:
-            ci = (value - half, value + half) if half is not None and ms.summary == "mean" \
-                else (None, None)
+        by_run: dict[str, list] = {}
+        for run, topic, value in sorted(ms.rows, key=lambda r: (r[0], r[1])):
+            if value is not None:
+                by_run.setdefault(run, []).append(value)
+        for run, values in by_run.items():
+            n = len(values)
+            total = functools.reduce(operator.add, values)
+            if ms.summary == "mean":
+                value = total / n
+            elif ms.summary == "sum":
+                value = total
+            else:
+                value = con.execute("SELECT irw_summarise(?, ?, NULL)",
+                                    [ms.summary, values]).fetchall()[0][0]
+            ci = (None, None)
+            if ms.summary == "mean" and n > 1:
+                half = t_critical(0.05, n - 1) * statistics.stdev(values) / n ** 0.5
+                ci = (value - half, value + half)
             out.setdefault(run, {})[ms.label] = {"value": value, "n": n, "ci": ci}
     return out
 
