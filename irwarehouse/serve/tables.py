@@ -4,6 +4,7 @@ static report shows it)."""
 
 from __future__ import annotations
 
+import contextvars
 import math
 from dataclasses import dataclass, field
 from urllib.parse import urlencode
@@ -54,8 +55,17 @@ def full(value) -> str | None:
     return repr(value) if isinstance(value, float) and not math.isnan(value) else None
 
 
-def url(path: str, **params) -> str:
-    """`path?params` (lists repeated, None left out): every page's address is bookmarkable."""
+# Set while the pages are written to files (serve.snapshot): it maps an address to the file
+# that holds that page, or None when that page is not written (the link is then plain text).
+STATIC = contextvars.ContextVar("irw_serve_static", default=None)
+
+
+def url(path: str, **params) -> str | None:
+    """`path?params` (lists repeated, None left out): every page's address is bookmarkable.
+    Written to files (STATIC set): the page's file name, or None."""
+    site = STATIC.get()
+    if site is not None:
+        return site.link(path, params)
     pairs = []
     for key, value in params.items():
         for v in value if isinstance(value, (list, tuple)) else [value]:
