@@ -55,6 +55,20 @@ def allowed_hosts(host: str) -> set[str]:
     names = {host.lower().strip("[]")}
     if is_loopback(host) or host in ("0.0.0.0", "::"):
         names |= set(LOOPBACK_NAMES)
+    if host in ("0.0.0.0", "::"):           # every address: the machine's own names and addresses
+        names |= _machine_names()
+    return names
+
+
+def _machine_names() -> set[str]:
+    import socket
+    names = set()
+    for name in {socket.gethostname(), socket.getfqdn()}:
+        names.add(name.lower())
+        try:
+            names |= {info[4][0].lower() for info in socket.getaddrinfo(name, None)}
+        except OSError:
+            pass
     return names
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli.test_daily_round import www4, www4_built  # noqa: F401  (WWW-4 fixtures)
 from tests.serve.server import irw, serving
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -85,6 +86,10 @@ def _walk(page, base, campaign, measure, run, other, shots_name):
     page.get_by_role("link", name=campaign, exact=True).first.click()
     page.wait_for_selector("#t-leaderboard")
     assert page.title().startswith(f"Leaderboard: {campaign}")
+    if measure not in page.locator("#t-leaderboard thead th").all_inner_texts():
+        page.locator("form.controls input[name=m]").first.fill(measure)   # the page's form
+        page.get_by_role("button", name="Show").click()
+        page.wait_for_selector("#t-leaderboard")
     page.shot("2-leaderboard")
     shown = _leaderboard_values(page, measure)
     # sorting by a column head (the page's script)
@@ -165,3 +170,19 @@ def test_robust2003_in_a_browser(browser, realdata, shots, tmp_path):
         assert shown == official
         assert "Evaluated now" in page.content()
         _walk(page, base, "robust03", "map", "InexpC2", "MU03rob01", "robust03")
+
+
+@pytest.mark.slow
+@pytest.mark.realdata
+def test_www4_in_a_browser(browser, www4, shots):
+    """NTCIR-16 WWW-4 with NTCIREVAL's settings as the campaign's profile: the page's Q@10 of
+    THUIR-CO-NEW-2 is the official one (its .nev file), evaluated on demand."""
+    from tests.cli.test_daily_round import OFFICIAL_THUIR_Q10
+    irw("campaign", "set", "www4", "--gains", "1:2", "--order", "file", "-c", "-M", "1000",
+        "-w", www4)
+    with serving(www4) as (base, _):
+        page = _page(browser, shots, "www4")
+        page.goto(f"{base}leaderboard?c=www4&m=Q@10")
+        assert _leaderboard_values(page, "Q@10")["THUIR-CO-NEW-2"] == OFFICIAL_THUIR_Q10
+        assert "from the campaign's profile" in page.content()
+        _walk(page, base, "www4", "Q@10", "THUIR-CO-NEW-2", "Anserini", "www4")
