@@ -149,9 +149,17 @@ def _same(given: str, token: str | None) -> bool:
 
 
 def _with_headers(send):
+    """`send` adding HEADERS and a Server-Timing header (the request's wall and process CPU
+    milliseconds until its answer starts: bench/bench_serve.py reads it)."""
+    import time
+    wall, cpu = time.perf_counter(), time.process_time()
+
     async def sending(message):
         if message["type"] == "http.response.start":
-            message = {**message, "headers": list(message.get("headers", [])) + HEADERS}
+            timing = (f"app;dur={(time.perf_counter() - wall) * 1000:.1f}, "
+                      f"cpu;dur={(time.process_time() - cpu) * 1000:.1f}").encode()
+            message = {**message, "headers": list(message.get("headers", [])) + HEADERS
+                       + [(b"server-timing", timing)]}
         await send(message)
     return sending
 
