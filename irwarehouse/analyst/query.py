@@ -122,6 +122,8 @@ def guarded_reader(con, text: str, deadline: Deadline,
         check_query(text)
     except QueryRefused as exc:
         raise QueryRefused(f"{exc}{_separator_hint(text)}") from None
+    if deadline.expired:            # while the guard planned it
+        raise deadline.error()
     yield from _results(con, text, deadline, memory)
 
 

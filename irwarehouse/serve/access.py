@@ -27,12 +27,39 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..analyst.limits import Deadline
+from ..analyst import limits
 from ..errors import WarehouseBusy
 
 BUSY_WAIT = 5.0                 # seconds a request waits for a writer of another process
 QUERY_TIME = 30.0               # seconds of one request's statements (--query-time)
 LINGER = 1.0                    # seconds the file stays open after the last request
+
+
+class Deadline(limits.Deadline):
+    """analyst.limits.Deadline that, once expired, interrupts the connection again every
+    REPEAT seconds until cancelled: a page runs several statements, and an interrupt that
+    comes between two (or while the console's guard plans a query) would otherwise be lost
+    and the next statement run unbounded."""
+
+    REPEAT = 0.2
+
+    def __init__(self, con, seconds, started):
+        self._lock, self._cancelled = threading.Lock(), False
+        super().__init__(con, seconds, started)
+
+    def _expire(self, con) -> None:
+        with self._lock:
+            if self._cancelled:
+                return
+            super()._expire(con)
+            self._timer = threading.Timer(self.REPEAT, self._expire, [con])
+            self._timer.daemon = True
+            self._timer.start()
+
+    def cancel(self) -> None:
+        with self._lock:
+            self._cancelled = True
+            super().cancel()
 
 
 class Busy(Exception):

@@ -149,6 +149,25 @@ def run_summaries(con, found) -> dict[str, dict]:
     return out
 
 
+def _scores_sql(where, ms, name: str, **filters) -> str:
+    """The SQL of a table of stored per-topic values (topic_score), as the report shows it;
+    for a measure evaluated on the page, what stores it first."""
+    conditions = "".join(f" AND {k} = ${k}" for k in filters)
+    query = Query(name, f"""
+        SELECT run, topic, value
+        FROM topic_score
+        WHERE campaign = $campaign AND qrels = $qrels AND options = $options
+          AND measure = $measure{conditions}
+        ORDER BY run, topic""", {"campaign": where.campaign, "qrels": where.qrels,
+                                  "options": where.options.describe(), "measure": ms.name,
+                                  **filters})
+    shown = query.shown()
+    if ms.source.startswith("evaluated"):
+        shown = (f"-- {ms.label} was evaluated on the page, not stored: this query finds it "
+                 f"once stored (irw eval -C {where.campaign} -m {ms.label} --store)\n" + shown)
+    return shown
+
+
 def _by_topic(ms) -> dict[str, dict[str, float]]:
     out: dict[str, dict[str, float]] = {}
     for run, topic, value in ms.rows:
@@ -282,12 +301,17 @@ def leaderboard(wh, params) -> dict:
         ORDER BY measure, mean DESC""", {"campaign": campaign, "qrels": where.qrels,
                                           "options": where.options.describe(),
                                           "measures": [ms.name for ms in found]})
+    evaluated = [ms.label for ms in found if ms.source.startswith("evaluated")]
+    shown = query.shown()
+    if evaluated:
+        shown = (f"-- evaluated on the page, not stored: {', '.join(evaluated)}; this query "
+                 f"finds them once stored\n-- (the page's button, or irw eval -C "
+                 f"{campaign} -m ... --store)\n" + shown)
     table = Table("leaderboard", columns, rows, heads=heads, best=best, marks=marks,
-                  sql=query.shown(),
+                  sql=shown,
                   links={"run": lambda r: url("/run", c=campaign, run=r["run"], m=labels[0],
                                               baseline=baseline, qrels=where.qrels)},
                   row_class={i: "baseline" for i, r in enumerate(rows) if r["run"] == baseline})
-    evaluated = [ms.label for ms in found if ms.source.startswith("evaluated")]
     return {"title": f"Leaderboard: {campaign}", "campaign": campaign, "measures": labels,
             "runs": runs, "baseline": baseline or "", "test": test, "tests": TESTS,
             "correction": correction, "corrections": (*CORRECTIONS, "none"), "alpha": alpha,
@@ -319,7 +343,8 @@ def run_page(wh, params) -> dict:
     link = {"topic": lambda r: url("/topic", c=campaign, topic=r["topic"], m=label,
                                             qrels=where.qrels)}
     tables = {"topics": Table("topics", ["topic", label], rows, links=link,
-                              heads={label: measure_doc(con, label)})}
+                              heads={label: measure_doc(con, label)},
+                              sql=_scores_sql(where, found[0], "run_topics", run=run))}
     figures = {"distribution": charts.histogram([v for v in mine.values() if v is not None],
                                                 label)}
     if baseline is not None and baseline != run:
@@ -365,6 +390,7 @@ def topic_page(wh, params) -> dict:
         GROUP BY rel ORDER BY rel DESC""", {"qrels_id": where.qrels_id, "topic": topic})
     tables = {
         "runs": Table("runs", ["run", label], rows, heads={label: measure_doc(con, label)},
+                      sql=_scores_sql(where, found[0], "topic_runs", topic=topic),
                       links={"run": lambda r: url("/ranked", c=campaign, topic=topic,
                                                   run=r["run"], m=label, qrels=where.qrels)}),
         "judgments": Table("judgments", ["level", "documents"], judged.rows(con),
