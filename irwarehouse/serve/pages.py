@@ -192,6 +192,14 @@ def _choice(params, key, allowed, default):
     return value
 
 
+def _int(params, key: str, default: int) -> int:
+    value = _one(params, key, default)
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise IrwError(f"{key} must be a whole number") from None
+
+
 def _alpha(params) -> float:
     try:
         alpha = float(_one(params, "alpha", DEFAULT_ALPHA))
@@ -504,7 +512,7 @@ def compare(wh, params) -> dict:
     elif len(chosen) > 2 or _one(params, "all"):
         test = _choice(params, "test", ALL_TESTS, "tukey")
         correction = _choice(params, "correction", (*CORRECTIONS, "none"), "none")
-        seed = int(_one(params, "seed", 0))
+        seed = _int(params, "seed", 0)
         matrix = matrix_for(wh, [campaign], label, chosen if len(chosen) > 2 else None, "drop",
                             _given(params))
         result = run_tests(matrix, test=test, correction=None if correction == "none"
@@ -537,7 +545,7 @@ def meta(wh, params) -> dict:
         labels = list(dict.fromkeys(labels + list(DEFAULT_MEASURES)))[:3]
     test = _choice(params, "test", ("bootstrap", "randomisation", "tukey", "t"), "bootstrap")
     B = int(_choice(params, "B", ("200", "1000", "5000"), "1000"))
-    seed = int(_one(params, "seed", 0))
+    seed = _int(params, "seed", 0)
     metrics = wh.metrics(campaign, labels, missing="drop", qrels=_one(params, "qrels"))
     power = dp.table_records(dp.discpower_table(metrics, test=test, B=B, rng=seed))
     corr = rc.correlation_matrix(metrics.run_means()).records()

@@ -188,6 +188,7 @@ def test_no_traceback_or_server_path_in_any_response(served):
         for path in ("/leaderboard?c=sample&m=not_a_measure", "/run?c=sample&run=nope",
                      "/topic?c=sample&topic=nope", "/nope", "/meta?c=sample&B=7",
                      "/compare?c=sample&alpha=2", "/sql?q=SELEKT",
+                     "/compare?c=sample&all=1&seed=x", "/meta?c=sample&seed=1e9x",
                      "/leaderboard?c=sample&table=nope&download=csv",
                      "/sql?q=SELECT+*+FROM+duckdb_databases()",
                      "/sql?q=SELECT+current_setting('temp_directory')"):
