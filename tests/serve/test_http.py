@@ -284,3 +284,19 @@ def test_busy_while_another_process_writes(served):
         holder.kill()
         holder.wait()
         holder.stdout.close()
+
+
+def test_meta_page_equals_irw_meta(served_template, tmp_path):
+    """The meta-evaluation page's tables are `irw meta`'s (same measures, seed and B)."""
+    path = tmp_path / "w.duckdb"
+    shutil.copy(served_template, path)
+    irw("rm", "run", XSS, "-C", "sample", "-w", path)   # every run has every topic
+    cli = {name: irw("meta", name, "-C", "sample", "-m", "map", "-m", "P@10", *extra,
+                     "--format", "csv", "-w", path).stdout
+           for name, extra in (("rankcorr", ()), ("discpower", ("--seed", "0", "-B", "200")),
+                               ("swap", ("--seed", "0", "-B", "200")))}
+    with serving(path) as (base, _):
+        for name, expected in cli.items():
+            status, _, body = get(base, f"/meta?c=sample&m=map&m=P@10&seed=0&B=200"
+                                        f"&table={name}&download=csv")
+            assert status == 200 and text(body) == expected, name
