@@ -27,9 +27,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from bench_eval import PY, REPO, gen_campaign, irw_env  # noqa: E402
+from bench_eval import PY, REPO, gen_campaign, irw_env  # noqa: E402  (after the path)
 
-from tests.serve.server import get, serving  # noqa: E402
+from tests.serve.server import get, serving  # noqa: E402  (after the path)
 
 MEASURES = ["map", "P.10", "ndcg_cut.10", "recip_rank"]
 ON_DEMAND = "Rprec"
@@ -65,7 +65,7 @@ def main(argv=None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     warehouse = out / "bench.duckdb"
     if not warehouse.exists():
-        qrels, runs = gen_campaign(out / "campaign", np.random.default_rng(7), 100, 50, 1000,
+        qrels, _ = gen_campaign(out / "campaign", np.random.default_rng(7), 100, 50, 1000,
                                    judged=1500, pool=3000)
         irw("init", "-w", warehouse)
         irw("ingest", "qrels", qrels, "-C", "bench", "-w", warehouse)
@@ -96,7 +96,7 @@ def main(argv=None) -> int:
             started = time.perf_counter()
             wh.evaluate([ON_DEMAND], campaign="bench")
             inproc.append(time.perf_counter() - started)
-    load = subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+    load = subprocess.run(["uptime"], capture_output=True, text=True, check=False).stdout.strip()
     print(f"# irw serve on bench's 100-run campaign ({time.strftime('%Y-%m-%d')}; {load})")
     print("| page (server time) | wall fastest s | wall median s | CPU fastest s | CPU median s |")
     print("|---|---:|---:|---:|---:|")

@@ -113,7 +113,8 @@ def _page_endpoint(settings: Settings, compute, template: str):
         def download_url(table_name: str, kind: str) -> str:
             return url(request.url.path, **_grouped(here + [("table", table_name),
                                                             ("download", kind)]))
-        context.update(qrels=params.get("qrels", ""), download_url=download_url, downloads=DOWNLOADS,
+        context.update(qrels=params.get("qrels", ""), download_url=download_url,
+                       downloads=DOWNLOADS,
                        writes=settings.allow_writes, csrf=settings.csrf, path=request.url.path)
         return render(template, context)
     return endpoint

@@ -210,7 +210,7 @@ def _alpha(params) -> float:
     return alpha
 
 
-# -- campaigns ---------------------------------------------------------------------------------------
+# -- campaigns -------------------------------------------------------------------------------------
 CAMPAIGNS_SQL = """
         SELECT c.name AS campaign, c.venue, c.year,
                (SELECT count(*) FROM run r WHERE r.campaign_id = c.campaign_id) AS runs,
@@ -250,7 +250,7 @@ def campaigns(wh, params) -> dict:
     return {"title": "Campaigns", "q": q or "", "tables": {"campaigns": table}}
 
 
-# -- leaderboard -------------------------------------------------------------------------------------
+# -- leaderboard -----------------------------------------------------------------------------------
 def leaderboard(wh, params) -> dict:
     from ..stats.correction import CORRECTIONS, adjust
     con = wh.con
@@ -328,7 +328,7 @@ def leaderboard(wh, params) -> dict:
             "tables": {"leaderboard": table}}
 
 
-# -- run ---------------------------------------------------------------------------------------------
+# -- run -------------------------------------------------------------------------------------------
 def run_page(wh, params) -> dict:
     con = wh.con
     campaign = _campaign(con, params)
@@ -371,7 +371,7 @@ def run_page(wh, params) -> dict:
             "provenance_sql": query.shown()}
 
 
-# -- topic and ranked list ---------------------------------------------------------------------------
+# -- topic and ranked list -------------------------------------------------------------------------
 def topic_page(wh, params) -> dict:
     con = wh.con
     campaign = _campaign(con, params)
@@ -465,7 +465,7 @@ def ranked(wh, params) -> dict:
             "threshold": threshold, "scope": where.describe(), "tables": {"ranked": table}}
 
 
-# -- compare -----------------------------------------------------------------------------------------
+# -- compare ---------------------------------------------------------------------------------------
 def compare(wh, params) -> dict:
     from ..request.comparison import matrix_for, run_tests
     from ..stats.compare import TESTS as ALL_TESTS
@@ -533,7 +533,7 @@ def compare(wh, params) -> dict:
     return out
 
 
-# -- meta-evaluation --------------------------------------------------------------------------------
+# -- meta-evaluation -------------------------------------------------------------------------------
 def meta(wh, params) -> dict:
     from ..meta import discpower as dp
     from ..meta import rankcorr as rc
@@ -561,7 +561,7 @@ def meta(wh, params) -> dict:
             "tables": tables}
 
 
-# -- across campaigns -------------------------------------------------------------------------------
+# -- across campaigns ------------------------------------------------------------------------------
 ACROSS_SQL = """
         SELECT x.campaign, x.venue, x.year, x.family, x.team, x.run, x.qrels, x.options,
                x.num_topics, x.mean, x.rank_in_campaign, x.runs_in_campaign,
@@ -591,7 +591,7 @@ def across(wh, params) -> dict:
             "families": families, "tables": {"across": table}}
 
 
-# -- catalog (beside the console) -------------------------------------------------------------------
+# -- catalog (beside the console) ------------------------------------------------------------------
 def catalog(con) -> list[dict]:
     return [{"measure": m, "parameters": ", ".join(f"{p['name']}={p['default']}"
                                                    for p in (params or [])

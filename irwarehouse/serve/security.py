@@ -27,8 +27,8 @@ LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
 COOKIE = "irw_token"
 HEADERS = [
     (b"content-security-policy",
-     b"default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-     b"connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"),
+     (b"default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+      b"connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")),
     (b"x-content-type-options", b"nosniff"),
     (b"x-frame-options", b"DENY"),
     (b"referrer-policy", b"no-referrer"),

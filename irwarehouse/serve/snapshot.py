@@ -13,7 +13,7 @@ from pathlib import Path
 from starlette.datastructures import QueryParams
 
 from . import pages
-from .tables import DOWNLOADS, STATIC, download
+from .tables import DOWNLOADS, MEDIA, STATIC, download
 
 MAX_TOPIC_PAGES = 500           # a campaign of more topics gets the first 500 pages
 
@@ -89,7 +89,7 @@ def write_pages(wh, campaign: str, out: str | Path, *, measures: list[str] | Non
                     (out / f"{stem}.{table.name}.{suffix}").write_text(text, encoding="utf-8")
 
             def download_url(table_name, fmt, stem=stem):
-                return f"{stem}.{table_name}.{dict(csv='csv', markdown='md', latex='tex')[fmt]}"
+                return f"{stem}.{table_name}.{MEDIA[fmt][1]}"
             context.update(static=True, root="", download_url=download_url,
                            downloads=DOWNLOADS, writes=False, qrels=qrels or "")
             (out / name).write_text(ENV.get_template(template).render(**context),

@@ -161,7 +161,7 @@ def test_robust2003_in_a_browser(browser, realdata, shots, tmp_path):
     official = {}
     for run in runs:
         text = (robust / "expected_trec_eval" / f"{run}.default.txt").read_text()
-        official[run] = re.search(r"^map\s+all\s+(\S+)", text, re.M).group(1)
+        official[run] = re.search(r"^map\s+all\s+(\S+)", text, re.MULTILINE).group(1)
     assert _eval_values(warehouse, "robust03", "map") == official
     with serving(warehouse) as (base, _):
         page = _page(browser, shots, "robust03")
@@ -174,7 +174,7 @@ def test_robust2003_in_a_browser(browser, realdata, shots, tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.realdata
-def test_www4_in_a_browser(browser, www4, shots):
+def test_www4_in_a_browser(browser, www4, shots):  # noqa: F811  (the fixture)
     """NTCIR-16 WWW-4 with NTCIREVAL's settings as the campaign's profile: the page's Q@10 of
     THUIR-CO-NEW-2 is the official one (its .nev file), evaluated on demand."""
     from tests.cli.test_daily_round import OFFICIAL_THUIR_Q10

@@ -13,8 +13,6 @@ import subprocess
 import sys
 import time
 
-import pytest
-
 from tests.helpers.paths import DATA
 from tests.serve.conftest import XSS
 from tests.serve.server import get, irw, request, serving
@@ -41,7 +39,7 @@ def test_pages_answer_and_equal_irw_eval(served):
         for (run, measure), value in expected.items():
             row = re.search(r"<tr[^>]*>\s*<td class=\"l\"><a [^>]*>" + re.escape(
                 run.replace("<", "&lt;").replace(">", "&gt;")) + r"</a></td>(.*?)</tr>",
-                page, re.S)
+                page, re.DOTALL)
             assert row, run
             cells = re.findall(r"<td class=\"n[^\"]*\"[^>]*>([^<]*)", row.group(1))
             column = 0 if measure == "map" else 3        # value, ci_low, ci_high per measure
@@ -155,7 +153,7 @@ def test_writes_refused_unless_allowed_and_need_csrf(served):
         assert get(base, "/store")[0] == 405
         _, _, page = get(base, "/leaderboard?c=sample&m=Rprec")
         csrf = re.search(rb'name="csrf" value="([^"]+)"', page).group(1)
-        status, headers_, _ = request(base, "/store", method="POST",
+        status, _, _ = request(base, "/store", method="POST",
                                       body=form + b"&csrf=" + csrf, headers=headers)
         assert status == 303
         _, _, page = get(base, "/leaderboard?c=sample&m=Rprec")
