@@ -65,4 +65,8 @@ def run(path: str, host: str, port: int, token: str | None, allow_writes: bool,
     config = uvicorn.Config(app, log_level="warning", server_header=False,
                             date_header=False, limit_concurrency=32,
                             h11_max_incomplete_event_size=MAX_BODY, access_log=False)
-    uvicorn.Server(config).run(sockets=[sock])
+    try:
+        uvicorn.Server(config).run(sockets=[sock])
+    except KeyboardInterrupt:       # uvicorn stopped cleanly on Ctrl-C, then raises it again
+        pass
+    typer.echo("irw serve: stopped")
