@@ -40,6 +40,8 @@ FORBIDDEN = {
     "texts": {"api", "cli", "report", "analyst", "meta", "online", "request"},
     "report": {"api", "cli"},
     "api": {"cli"},
+    # the live workspace (issue 33): over every layer but the command line
+    "serve": {"cli"},
 }
 
 

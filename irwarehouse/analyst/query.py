@@ -50,14 +50,16 @@ _LOCKDOWN = ("SET enable_external_access = false",
 
 
 def open_guarded(path: str | Path, *, memory: str | None = None,
-                 spill: str | None = None) -> duckdb.DuckDBPyConnection:
+                 spill: str | None = None, wait: float | None = None
+                 ) -> duckdb.DuckDBPyConnection:
     """A read-only connection to an existing warehouse that cannot reach files or network,
     with a memory limit (memory_limit(memory)) and, given a `spill` folder, DuckDB's temporary
-    files there, at most as large as the memory limit (limits.spill_folder)."""
+    files there, at most as large as the memory limit (limits.spill_folder). `wait`: seconds
+    to wait for a file another process holds (store.locking's default when None)."""
     if not Path(path).exists():
         raise WarehouseError(f"no warehouse at {path} (create one with `irw init`)")
     limit = memory_limit(memory)
-    con = connect(path, read_only=True, create=False)
+    con = connect(path, read_only=True, create=False, wait=wait)
     con.execute(f"SET memory_limit = '{limit}'")       # validated by memory_limit
     if spill is not None:
         con.execute(f"SET temp_directory = '{spill.replace(chr(39), chr(39) * 2)}'")
@@ -108,6 +110,21 @@ def query_stream(path: str | Path, text: str, *, write: bool = False,
                     digests.record_changes(con, before)
             finally:
                 con.close()
+
+
+def guarded_reader(con, text: str, deadline: Deadline,
+                   memory: str | None = None) -> Iterator[pa.RecordBatchReader]:
+    """One guarded read-only query on a connection locked down by open_guarded (or a cursor of
+    one: `irw serve`'s console), its result reader (one yield), its errors in words; the
+    caller's `deadline` interrupts it."""
+    text = trimmed(text)
+    try:
+        check_query(text)
+    except QueryRefused as exc:
+        raise QueryRefused(f"{exc}{_separator_hint(text)}") from None
+    if deadline.expired:            # while the guard planned it
+        raise deadline.error()
+    yield from _results(con, text, deadline, memory)
 
 
 def _capped(on: bool, memory: str | None):

@@ -22,6 +22,7 @@ from . import (  # noqa: F401
     meta_more,
     meta_agree,
     online,
+    serve,
     texts,
 )
 from .common import DEBUG, add_wait_options, app
@@ -30,7 +31,7 @@ from .common import DEBUG, add_wait_options, app
 PANELS = {
     "Evaluate": ("eval", "compare", "measures", "rouge", "nuggets", "interleave"),
     "Warehouse": ("init", "demo", "ingest", "export", "sql", "schema", "report", "check",
-                  "compact", "rm", "rename", "runs", "campaign", "campaigns"),
+                  "compact", "rm", "rename", "runs", "campaign", "campaigns", "serve"),
     "Meta-evaluation and online evaluation": ("meta", "online"),
 }
 _PANEL_OF = {name: panel for panel, names in PANELS.items() for name in names}

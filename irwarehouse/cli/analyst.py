@@ -204,6 +204,19 @@ def _pair(text: str | None) -> tuple[str, str] | None:
     raise IrwError(f"--scatter needs two measures 'X,Y', got {text!r}")
 
 
+def _workspace_pages(wh, campaign, out, measures, baseline, settings):
+    """The campaign's pages of `irw serve` written under out/pages (serve.snapshot); a
+    campaign they cannot show (no ranked runs) gets a note instead."""
+    from ..errors import IrwError
+    from ..serve.snapshot import write_pages
+    try:
+        return write_pages(wh, campaign, Path(out) / "pages", measures=measures,
+                           baseline=baseline, qrels=settings.qrels)
+    except IrwError as exc:
+        note(f"irw: note: the workspace's pages were not written: {exc}")
+        return None
+
+
 @app.command("report")
 @evaluation_options()
 def report_cmd(
@@ -239,5 +252,8 @@ def report_cmd(
                                         warehouse_label=path, seed=seed,
                                         scatter=_pair(scatter), tie_rule=tie_rule.value,
                                         settings=settings, report=note)
+            pages = _workspace_pages(wh, campaign, out, measure, baseline, settings)
         typer.echo(f"report written to {html_path}")
+        if pages is not None:
+            typer.echo(f"the workspace's pages (irw serve's) written to {pages}")
     _guard(body)

@@ -9,6 +9,7 @@ scipy.stats in tests/stats/test_special.py).
 
 from __future__ import annotations
 
+import functools
 import math
 
 _EPS = 1e-16
@@ -164,6 +165,7 @@ def t_two_sided(t: float, df: float) -> float:
     return lower
 
 
+@functools.lru_cache(maxsize=1024)     # a pure function of (alpha, df), asked for again and again
 def t_critical(two_sided_alpha: float, df: float) -> float:
     """t such that P(|T| >= t) = two_sided_alpha (bisection to full double precision)."""
     low, high = 0.0, 1.0

@@ -1,0 +1,1 @@
+"""`irw serve`: a live analyst workspace over a warehouse (docs/serve.md)."""
