@@ -20,6 +20,7 @@ from . import (  # noqa: F401
     ingest,
     meta,
     meta_more,
+    meta_power,
     online,
     texts,
 )

@@ -11,14 +11,16 @@ if TYPE_CHECKING:
     from ..engine.evaluate import EvalResult
 
 
-def render(result: EvalResult, fmt: str, *, per_topic: bool) -> str:
+def render(result: EvalResult, fmt: str, *, per_topic: bool, ci: str | None = None) -> str:
+    """`ci` (t or bootstrap): confidence intervals beside the run means of the tsv, csv and
+    json layouts; the byte-exact layouts of the reference tools have none."""
     if fmt == "trec_eval":
         return trec_eval.trec_eval_text(result, per_topic=per_topic)
     if fmt in ("tsv", "csv"):
-        return trec_eval.delimited_text(result, per_topic=per_topic,
+        return trec_eval.delimited_text(result, per_topic=per_topic, ci=ci,
                                         delimiter="\t" if fmt == "tsv" else ",")
     if fmt == "json":
-        return trec_eval.json_text(result, per_topic=per_topic)
+        return trec_eval.json_text(result, per_topic=per_topic, ci=ci)
     if fmt == "ntcireval" and any(r.mdef.family == "diversity_ntcir" for r in result.requests):
         from .ntcireval import ntcireval_text
         return ntcireval_text(result)
