@@ -19,6 +19,7 @@ ncf in tests/stats/test_noncentral.py).
 
 from __future__ import annotations
 
+import functools
 import math
 
 from .special import betainc_tails, f_upper_tail, t_critical
@@ -153,12 +154,23 @@ def f_critical(alpha: float, df1: float, df2: float) -> float:
     return 0.5 * (low + high)
 
 
+@functools.lru_cache(maxsize=4096)
+def _t_critical(alpha: float, df: float) -> float:
+    """t_critical, remembered: every pair of a campaign, every step of a search asks again."""
+    return t_critical(alpha, df)
+
+
+@functools.lru_cache(maxsize=4096)
+def _f_critical(alpha: float, df1: float, df2: float) -> float:
+    return f_critical(alpha, df1, df2)
+
+
 def paired_t_power(n: int, effect_size: float, alpha: float) -> float:
     """Power of the two-sided one-sample (paired) t-test with n observations at level alpha
     for a standardised effect (mean difference / sd of the differences):
     P(|T'| >= t(alpha/2; n-1)), T' noncentral t with df n-1 and noncentrality sqrt(n) effect."""
     df = n - 1.0
-    critical = t_critical(alpha, df)
+    critical = _t_critical(alpha, df)
     nc = math.sqrt(n) * effect_size
     return nct_sf(critical, df, nc) + nct_cdf(-critical, df, nc)
 
@@ -167,7 +179,7 @@ def anova_power(n: int, groups: int, delta: float, alpha: float) -> float:
     """Power of one-way ANOVA over `groups` groups of n each at level alpha when
     sum_i a_i^2 / sigma^2 = delta: P(F' >= F(alpha; m-1, m(n-1))), noncentrality n delta."""
     df1, df2 = groups - 1.0, groups * (n - 1.0)
-    return ncf_sf(f_critical(alpha, df1, df2), df1, df2, n * delta)
+    return ncf_sf(_f_critical(alpha, df1, df2), df1, df2, n * delta)
 
 
 __all__ = ["anova_power", "f_critical", "ncf_sf", "nct_cdf", "nct_sf", "paired_t_power",
