@@ -133,7 +133,7 @@ def eval_cmd(files: FilesArg = None, measure: MeasureOpt = None, query: QueryOpt
             result = _eval_files(files, store, qrels_format, keep_first, intents, doclengths,
                                  doclengths_chars, **request)
         method = ci.value if ci else None
-        if layout.ci_note(method):
+        if method:
             note(layout.ci_note(method))
         sys.stdout.write(layout.render(result, per_topic=query, ci=method))
     _guard(body)

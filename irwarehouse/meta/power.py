@@ -331,7 +331,7 @@ class PairPower:
     run_b: str
     mean_difference: float
     sd_difference: float
-    effect_size: float | None        # mean / sd of the differences (None: both 0)
+    effect_size: float | None        # |mean| / sd of the differences (None: sd 0)
     power: float                     # post-hoc: not evidence (CAVEAT)
 
     def record(self) -> dict:
@@ -346,13 +346,14 @@ def pair_powers(values, runs: list[str], *, alpha: float = 0.05) -> list[PairPow
     out = []
     for a in range(len(runs)):
         for b in range(a + 1, len(runs)):
-            d = x[:, a] - x[:, b]
-            mean, sd = float(d.mean()), float(d.std(ddof=1))
+            d = np.round(x[:, a] - x[:, b], 12)     # float noise is no spread
+            mean = float(d.mean())
+            sd = 0.0 if np.all(d == d[0]) else float(d.std(ddof=1))
             if sd > 0:
                 effect = abs(mean) / sd
                 level = paired_t_power(n, effect, alpha)
-            else:               # identical runs: no difference; a constant one: found always
-                effect = None if mean == 0 else math.inf
+            else:               # sd 0, no effect size: identical runs are told apart with
+                effect = None   # probability alpha, a constant difference always
                 level = alpha if mean == 0 else 1.0
             out.append(PairPower(runs[a], runs[b], mean, sd, effect, level))
     return out

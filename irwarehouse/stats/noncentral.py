@@ -26,6 +26,11 @@ from .special import betainc_tails, f_upper_tail, t_critical
 
 _NEGLIGIBLE = 1e-20         # a Poisson weight below this (and falling) ends the sum
 _MAX_TERMS = 1_000_000
+# The sums take O(noncentrality) terms around their mode; beyond these noncentralities the
+# answer is read off the monotone tail at the limit when that is within 1e-15 of 0 or 1.
+_NCT_LIMIT = 1_000.0
+_NCF_LIMIT = 1_000_000.0
+_SURE = 1e-15
 
 
 def _log_weight(j: int, half: float, log_front: float, extra: float) -> float:
@@ -96,6 +101,15 @@ def nct_cdf(t: float, df: float, nc: float) -> float:
         raise ValueError(f"df must be positive, got {df!r}")
     if t < 0:
         return 1.0 - nct_cdf(-t, df, -nc)
+    if abs(nc) > _NCT_LIMIT:
+        # P(T' <= t) falls as nc grows: beyond the limit it lies between 0 and its value at
+        # +limit (nc > 0), or between its value at -limit and 1 (nc < 0)
+        edge = nct_cdf(t, df, math.copysign(_NCT_LIMIT, nc))
+        if nc > 0 and edge < _SURE:
+            return 0.0
+        if nc < 0 and edge > 1.0 - _SURE:
+            return 1.0
+        raise ValueError(f"noncentrality {nc:g} with t = {t:g} is beyond this series")
     base = 0.5 * math.erfc(nc / math.sqrt(2.0))            # Phi(-nc)
     if t == 0:
         return base
@@ -130,6 +144,10 @@ def ncf_sf(f: float, df1: float, df2: float, nc: float) -> float:
         return 1.0
     if nc == 0:
         return f_upper_tail(f, df1, df2)
+    if nc > _NCF_LIMIT:         # P(F' > f) grows with nc: 1 when it is 1 at the limit already
+        if ncf_sf(f, df1, df2, _NCF_LIMIT) > 1.0 - _SURE:
+            return 1.0
+        raise ValueError(f"noncentrality {nc:g} with f = {f:g} is beyond this series")
     denominator = df1 * f + df2
     x, y = df1 * f / denominator, df2 / denominator
     half = nc / 2.0

@@ -286,3 +286,20 @@ def test_bad_input_is_one_line_and_writes_nothing(wh_path, tmp_path):
         wh.ingest_run(files / "alphaA", "c", name="one")
         wh.ingest_run(files / "alphaA", "c", name="two")
     _fails(twin, *common, match="residual variance")
+
+
+def test_pairs_without_spread():
+    y = np.array([[0.2, 0.2, 0.3], [0.4, 0.4, 0.5], [0.1, 0.1, 0.2]])
+    same, shifted, _ = pw.pair_powers(y, ["a", "b", "c"], alpha=0.05)
+    assert (same.effect_size, same.power) == (None, 0.05)
+    assert (shifted.effect_size, shifted.power) == (None, 1.0)
+    assert json.dumps([p.record() for p in (same, shifted)], allow_nan=False)
+
+
+def test_huge_noncentrality_is_certain_not_endless():
+    assert nc.paired_t_power(3, 1e9, 0.05) == 1.0
+    assert nc.nct_cdf(2.0, 5, 5e4) == 0.0 and nc.nct_cdf(-2.0, 5, -5e4) == 1.0
+    assert nc.ncf_sf(3.0, 4, 40, 1e9) == 1.0
+    assert nc.paired_t_power(3, 1e3, 0.05) == pytest.approx(
+        float(scipy_paired_t_power(3, 1e3, 0.05)), abs=1e-12)
+    assert pw.plan("paired-t", effect_size=1e6).topics_needed == 2
