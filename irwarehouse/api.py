@@ -282,6 +282,37 @@ class Warehouse:
                          measures=["AP", "nDCG", "P@10"] if measures is None else measures,
                          given=_settings(options, qrels, option_values), p=rbo_p)
 
+    def power(self, design: str = "paired-t", *, campaign: str | None = None,
+              measures: list[str] | str | None = None, runs: list[str] | None = None,
+              alpha: float = 0.05, power: float | None = None, beta: float | None = None,
+              effect_size: float | None = None, min_diff: float | None = None,
+              systems: int | None = None, min_range: float | None = None,
+              width: float | None = None, variance: float | None = None,
+              topics: int | None = None, qrels: str | None = None, options=None,
+              missing: str = "error", **option_values):
+        """`irw meta power`: topic set size design (Sakai, IRJ 2016). Without a campaign the
+        design alone (meta.power.Plan; irwarehouse.meta.power.plan needs no warehouse); with
+        `campaign` and `measures`, one meta.power.CampaignPower per measure: the variance from
+        its runs' per-topic scores (the one request: stored, or evaluated), what its topics
+        detect, and the post-hoc power of each pair of runs."""
+        from .meta import power as pw
+        inputs = {"effect_size": effect_size, "min_diff": min_diff, "systems": systems,
+                  "min_range": min_range, "width": width}
+        if campaign is None:
+            if measures or runs:
+                raise pw.PowerError("measures and runs need a campaign")
+            return pw.plan(design, alpha=alpha, power=power, beta=beta, variance=variance,
+                           topics=topics, **inputs)
+        if not measures:
+            raise pw.PowerError("give the measure whose scores give the variance")
+        if variance is not None or topics is not None:
+            raise pw.PowerError("variance and topics come from the campaign: leave them out")
+        names = [measures] if isinstance(measures, str) else list(measures)
+        metrics = self.metrics(campaign, names, runs=runs, qrels=qrels, options=options,
+                               missing=missing, **option_values)
+        return pw.campaign_power(metrics, campaign, design, alpha=alpha, power=power,
+                                 beta=beta, **inputs)
+
     def cg_curves(self, campaign: str, *, runs: list[str] | None = None,
                   qrels: str | None = None, depth: int = 20, log_base: float = 2.0,
                   variant: str = "jk", gains: dict[int, float] | None = None,

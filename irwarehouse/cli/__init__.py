@@ -21,6 +21,7 @@ from . import (  # noqa: F401
     meta,
     meta_more,
     meta_agree,
+    meta_power,
     online,
     serve,
     texts,

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from typer.core import TyperCommand
 
 from .common import (
     DigitsOpt,
@@ -22,6 +23,7 @@ from .common import (
     SparkMasterOpt,
     WarehouseOpt,
     _guard,
+    choices,
     _progress_bar,
     app,
     note,
@@ -65,9 +67,40 @@ LengthsOpt = Annotated[Path | None, typer.Option(
 CharsOpt = Annotated[Path | None, typer.Option(help="Document lengths in characters "
                                                "(docno<TAB>chars) for the U-measure with QRELS "
                                                "RUN files.")]
+CiMethod = choices("CiMethod", "t", "bootstrap")
+CiOpt = Annotated[CiMethod | None, typer.Option(
+    "--ci", help="A 95% confidence interval beside each run's mean (columns ci_low, ci_high "
+    "of -f tsv, csv, json): --ci alone t-based, --ci bootstrap the percentile bootstrap "
+    "(B = 10000, seed 1). The byte-exact layouts (trec_eval, ndeval, ntcireval) print none.",
+    show_default=False)]
 
 
-@app.command("eval")
+class _OptionalValueCommand(TyperCommand):
+    """`--ci` alone or `--ci METHOD`: the word after a bare --ci is its value only when it is
+    one of the methods (so `irw eval --ci QRELS RUN` keeps QRELS a file); a bare --ci is
+    --ci=t. click's own optional-value options would take any next word as the value."""
+
+    optional = {"--ci": ("t", ("t", "bootstrap"))}
+
+    def parse_args(self, ctx, args):
+        out, i = [], 0
+        while i < len(args):
+            word = args[i]
+            i += 1
+            if word == "--":
+                out += args[i - 1:]
+                break
+            if word in self.optional:
+                default, values = self.optional[word]
+                if i < len(args) and args[i] in values:
+                    word, i = f"{word}={args[i]}", i + 1
+                else:
+                    word = f"{word}={default}"
+            out.append(word)
+        return super().parse_args(ctx, out)
+
+
+@app.command("eval", cls=_OptionalValueCommand)
 @evaluation_options()
 def eval_cmd(files: FilesArg = None, measure: MeasureOpt = None, query: QueryOpt = False,
              fmt: FormatOpt = Format.trec_eval, qrels_format: QrelsFormatOpt = None,
@@ -77,7 +110,8 @@ def eval_cmd(files: FilesArg = None, measure: MeasureOpt = None, query: QueryOpt
              intents: IntentsOpt = None, gamma: GammaOpt = None, doclengths: LengthsOpt = None,
              doclengths_chars: CharsOpt = None, engine: EngineOpt = Engine.duckdb,
              spark_master: SparkMasterOpt = None, data: SparkDataOpt = None,
-             digits: DigitsOpt = None, percent: PercentOpt = False, *, settings):
+             digits: DigitsOpt = None, percent: PercentOpt = False, ci: CiOpt = None, *,
+             settings):
     """Evaluate runs, like trec_eval: `irw eval QRELS RUN -m map -m P.10` or `--campaign C`.
 
     `--format ntcireval` prints ntcir_eval's .nev (its full set when no -m is given), over the
@@ -108,7 +142,10 @@ def eval_cmd(files: FilesArg = None, measure: MeasureOpt = None, query: QueryOpt
         else:
             result = _eval_files(files, store, qrels_format, keep_first, intents, doclengths,
                                  doclengths_chars, **request)
-        sys.stdout.write(layout.render(result, per_topic=query, style=style))
+        method = ci.value if ci else None
+        if method:
+            note(layout.ci_note(method))
+        sys.stdout.write(layout.render(result, per_topic=query, style=style, ci=method))
     _guard(body)
 
 

@@ -33,10 +33,24 @@ class Layout:
             return list(NDEVAL_COLUMNS)
         return []                    # parse_measures' default: official, NTCIREVAL's set
 
-    def render(self, result, *, per_topic: bool, style=None) -> str:
-        """`style` (writers.paper.Style: --digits, --percent) is for the paper layouts."""
+    def render(self, result, *, per_topic: bool, style=None, ci: str | None = None) -> str:
+        """`style` (writers.paper.Style: --digits, --percent) is for the paper layouts. `ci`
+        (t or bootstrap): intervals beside the run means; an exact layout prints the
+        reference's bytes, so none (`irw eval --ci` says so: ci_note)."""
         from ..writers import render
-        return render(result, self.name, per_topic=per_topic, style=style)
+        return render(result, self.name, per_topic=per_topic, style=style,
+                      ci=None if self.exact else ci)
+
+    def ci_note(self, ci: str | None) -> str | None:
+        """What `irw eval --ci` says on stderr: where the intervals are, or why there are none."""
+        if ci is None:
+            return None
+        if self.exact:
+            return (f"--ci: no intervals in --format {self.name}, which prints "
+                    f"{_REFERENCE[self.name]}'s bytes exactly; use -f tsv, csv, json, latex or "
+                    "markdown")
+        from ..stats.intervals import describe
+        return describe(ci)
 
 
 LAYOUTS = {layout.name: layout for layout in (
@@ -53,6 +67,7 @@ LAYOUTS = {layout.name: layout for layout in (
 )}
 # the layouts of a paper's table, whose numbers --digits and --percent shape
 PAPER = ("latex", "markdown")
+_REFERENCE = {"trec_eval": "trec_eval", "ndeval": "ndeval", "ntcireval": "NTCIREVAL"}
 # the layouts every evaluating command prints (irw eval, compare, online eval, meta, ...)
 PLAIN = ("tsv", "csv", "json")
 

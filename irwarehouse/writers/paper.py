@@ -73,6 +73,7 @@ class Cell:
     marks: list[str] = field(default_factory=list)   # run letters, or BETTER / WORSE
     phantom: list[str] = field(default_factory=list)  # letters not earned (LaTeX alignment)
     bold: bool = False
+    interval: tuple[float, float] | None = None     # `irw eval --ci`: beside the value
 
 
 @dataclass
@@ -156,7 +157,14 @@ def _latex_cell(cell: Cell, style: Style, table: PaperTable) -> str:
         text += f"$^{{{joined}}}$"
     if cell.phantom:
         text += rf"\hphantom{{$^{{{_marks_text(cell.phantom, table)}}}$}}"
+    if cell.interval is not None:
+        text += rf" {{\scriptsize[{_interval_text(cell, style)}]}}"
     return text
+
+
+def _interval_text(cell: Cell, style: Style) -> str:
+    return ", ".join(style.number(v, percent=cell.percent, digits=cell.digits)
+                     for v in cell.interval)
 
 
 def to_markdown(table: PaperTable, style: Style) -> str:
@@ -185,6 +193,8 @@ def _markdown_cell(cell: Cell, style: Style, table: PaperTable) -> str:
     if cell.marks:
         marks = [_MARKDOWN_MARK.get(m, m) for m in cell.marks]
         text += f"<sup>{_marks_text(marks, table)}</sup>"
+    if cell.interval is not None:
+        text += f" \\[{_interval_text(cell, style)}\\]"
     return text
 
 
@@ -276,27 +286,45 @@ def _percent_words(style: Style) -> str:
     return " (in percent)" if style.percent else ""
 
 
-def evaluation_table(result, *, style: Style = Style()) -> PaperTable:
+def evaluation_table(result, *, style: Style = Style(), ci: str | None = None) -> PaperTable:
     """`irw eval`: runs x measures of an evaluation's summary rows (trec_eval's `all` values),
     the best of each measure in bold (counts such as num_ret are printed as integers, never
-    bold). No significance test: `irw compare` adds one."""
-    from .trec_eval import _kinds
+    bold). No significance test: `irw compare` adds one. `ci` (t or bootstrap, `irw eval
+    --ci`): each mean's interval beside it, in brackets (trec_eval.run_intervals, the one
+    computation of the tsv, csv and json columns)."""
+    from .trec_eval import _kinds, _same, run_intervals
     kinds = _kinds(result)
     summary = result.summary.to_pylist()
     runs = list(dict.fromkeys(row["run"] for row in summary))
     measures = list(dict.fromkeys(row["measure"] for row in summary))
     value = {(row["run"], row["measure"]): row["value"] for row in summary}
-    rows = [(run, [Cell(value.get((run, m)), integer=kinds[m].integer if m in kinds else False)
+    intervals = run_intervals(result, ci) if ci else {}
+    bounds = {}
+    for row in summary:
+        low_high = intervals.get((row["run_id"], row["measure"]))
+        if low_high is not None and _same(low_high[2], row["value"]):
+            bounds[row["run"], row["measure"]] = low_high[:2]
+    rows = [(run, [Cell(value.get((run, m)), integer=kinds[m].integer if m in kinds else False,
+                        interval=bounds.get((run, m)))
                    for m in measures]) for run in runs]
     scope = getattr(result, "scope", None)
     where = (f" of {scope.campaign} (qrels {scope.qrels})"
              if scope is not None and getattr(scope, "qrels", None) else "")
     caption = (f"Each run's value of each measure over the topics{where}, as trec_eval's "
                f"summary{_percent_words(style)}; the best value of each measure is in bold. "
-               "No significance test (irw compare adds one).")
+               "No significance test (irw compare adds one)." +
+               (f" In brackets: {_interval_words(ci)}." if bounds else ""))
     table = PaperTable(caption=caption, columns=measures, rows=rows)
     table.mark_best(style)
     return table
+
+
+def _interval_words(method: str) -> str:
+    from ..stats.intervals import BOOTSTRAP_B, BOOTSTRAP_SEED, LEVEL
+    if method == "t":
+        return f"the {LEVEL:.0%} t confidence interval of the mean over the topics"
+    return (f"the {LEVEL:.0%} percentile bootstrap interval of the mean over the topics "
+            f"(B = {BOOTSTRAP_B}, seed {BOOTSTRAP_SEED})")
 
 
 def records_table(records: list[dict], columns: list[str] | None = None,

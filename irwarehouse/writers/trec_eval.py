@@ -72,9 +72,13 @@ def trec_eval_text(result: EvalResult, *, per_topic: bool) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _rows(result: EvalResult, per_topic: bool) -> list[dict]:
-    """The tsv/csv/json rows: an integer measure (num_q, num_ret, ...) as an integer."""
+def _rows(result: EvalResult, per_topic: bool, ci: str | None = None) -> list[dict]:
+    """The tsv/csv/json rows: an integer measure (num_q, num_ret, ...) as an integer; with `ci`
+    (t or bootstrap), ci_low and ci_high on each run's `all` row of a measure whose run value
+    is the mean of its per-topic values (empty elsewhere)."""
     kinds = _kinds(result)
+    intervals = run_intervals(result, ci) if ci else {}
+    extra = {"ci_low": None, "ci_high": None} if ci else {}
 
     def value(measure, v):
         if v is not None and kinds[measure].integer and not math.isnan(v):
@@ -85,25 +89,56 @@ def _rows(result: EvalResult, per_topic: bool) -> list[dict]:
         for t in result.per_topic.to_pylist():
             rows.append({"run": t["run"], "topic": t["topic"], "measure": t["measure"],
                          "value": value(t["measure"], t["value"]) if t["text"] is None
-                         else t["text"]})
+                         else t["text"], **extra})
     for s in result.summary.to_pylist():
-        rows.append({"run": s["run"], "topic": "all", "measure": s["measure"],
-                     "value": value(s["measure"], s["value"])})
+        row = {"run": s["run"], "topic": "all", "measure": s["measure"],
+               "value": value(s["measure"], s["value"]), **extra}
+        low_high = intervals.get((s["run_id"], s["measure"]))
+        if low_high is not None and _same(low_high[2], s["value"]):
+            row["ci_low"], row["ci_high"] = low_high[:2]
+        rows.append(row)
     return rows
 
 
-def delimited_text(result: EvalResult, *, per_topic: bool, delimiter: str) -> str:
+def _same(mean: float, value) -> bool:
+    """An interval is printed only beside the mean it is the interval of."""
+    return value is not None and math.isclose(mean, value, rel_tol=1e-9, abs_tol=1e-12)
+
+
+def run_intervals(result: EvalResult, method: str) -> dict:
+    """(run_id, measure) -> (low, high, mean) of every measure whose run value is the mean of
+    its per-topic values (irw_summarise's `mean`; session, click and text measures too); gm_
+    and the sums have none."""
+    from ..stats.intervals import interval
+    means = {r.name for r in result.requests if r.mdef.summary == "mean"}
+    means |= set(result.extra_measures)
+    values: dict[tuple, list] = {}
+    for t in result.per_topic.to_pylist():
+        if t["measure"] in means and t["text"] is None and t["value"] is not None \
+                and not math.isnan(t["value"]):
+            values.setdefault((t["run_id"], t["measure"]), []).append(t["value"])
+    out = {}
+    for key, sample in values.items():
+        bounds = interval(sample, method)
+        if bounds is not None:
+            out[key] = (*bounds, math.fsum(sample) / len(sample))
+    return out
+
+
+def delimited_text(result: EvalResult, *, per_topic: bool, delimiter: str,
+                   ci: str | None = None) -> str:
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=["run", "topic", "measure", "value"],
-                            delimiter=delimiter, lineterminator="\n")
+    columns = ["run", "topic", "measure", "value"] + (["ci_low", "ci_high"] if ci else [])
+    writer = csv.DictWriter(out, fieldnames=columns, delimiter=delimiter, lineterminator="\n")
     writer.writeheader()
-    for row in _rows(result, per_topic):
-        writer.writerow({**row, "value": repr(row["value"])})
+    for row in _rows(result, per_topic, ci):
+        bounds = {k: ("" if row[k] is None else repr(row[k])) for k in columns[4:]}
+        writer.writerow({**row, **bounds, "value": repr(row["value"])})
     return out.getvalue()
 
 
-def json_text(result: EvalResult, *, per_topic: bool) -> str:
+def json_text(result: EvalResult, *, per_topic: bool, ci: str | None = None) -> str:
     """JSON has no NaN (trec_eval's -nan of an empty list): it is written as null."""
     rows = [{**row, "value": None if isinstance(row["value"], float) and math.isnan(row["value"])
-             else row["value"]} for row in _rows(result, per_topic)]
+             else row["value"]} for row in _rows(result, per_topic, ci)]
     return json.dumps(rows, indent=1, allow_nan=False) + "\n"
