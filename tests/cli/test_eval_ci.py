@@ -114,3 +114,21 @@ def test_ci_without_value_keeps_the_files(files):
     assert out.stdout.splitlines()[1].split("\t")[:3] == [files[1].name, "all", "map"]
     bad = irw("eval", "--ci=normal", "-m", "map", *files[:2])
     assert bad.exit_code == 2
+
+
+@pytest.mark.parametrize("fmt", ["latex", "markdown"])
+def test_paper_tables_carry_the_interval_in_brackets(files, fmt):
+    """The paper layouts are text layouts too: each mean is followed by its interval (scipy's,
+    at the table's 4 decimals), and the caption says which interval it is."""
+    out = irw("eval", "--ci", "-m", "map", "-f", fmt, *files)
+    assert out.exit_code == 0, out.output
+    per_topic = _per_topic(files, "map")
+    for run, values in per_topic.items():
+        low, high = _scipy_t(values)
+        line = next(x for x in out.stdout.splitlines() if x.lstrip("| ").startswith(run))
+        assert f"{low:.4f}, {high:.4f}" in line
+    assert ("95\\% t confidence interval" if fmt == "latex" else "95% t confidence interval") \
+        in out.stdout
+    plain = irw("eval", "-m", "map", "-f", fmt, *files)
+    assert "confidence interval" not in plain.stdout and "[" not in plain.stdout.split(
+        "\\midrule")[-1].split("\\bottomrule")[0]
