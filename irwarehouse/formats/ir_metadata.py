@@ -14,7 +14,8 @@ file as ir_metadata specifies and repro_eval's MetadataHandler writes it:
     301 Q0 FBIS3-10082 1 12.3 bm25
 
 The run reader skips `#` lines (formats.trec), so the block never changes the run's rows. The
-embedded YAML is the block's lines without their `#` and the one space after it.
+embedded YAML is the block's lines without their `#` and the one space after it (and without
+the one space repro_eval's writer puts at the end of every line, when every line has it).
 
 What is stored (run.ir_metadata) is the YAML text itself, byte for byte as given (a file's
 text; a block's lines as just said), so that `irw export run --metadata` gives the same YAML
@@ -70,6 +71,10 @@ def embedded(path: str | Path, *, run_tag: str | None = None) -> str | None:
             start = lineno
             continue
         if text.rstrip() == END:
+            if lines and all(line.endswith(" ") for line in lines):
+                # repro_eval's MetadataHandler writes "# " + line + " ": its space, not the
+                # YAML's (it would end every line of a block scalar)
+                lines = [line[:-1] for line in lines]
             yaml_text = "".join(f"{line}\n" for line in lines)
             check(yaml_text, path, offset=start, run_tag=run_tag)
             return yaml_text
@@ -90,8 +95,8 @@ def check(text: str, source, *, offset: int = 0, run_tag: str | None = None) -> 
     import yaml
     lines = text.splitlines()
 
-    def fail(index: int, message: str):
-        key = key_path(lines, index)
+    def fail(index: int, message: str, *, keyed: bool = True):
+        key = key_path(lines, index) if keyed else None
         where = f"key {key!r}: " if key else ""
         return InputError(source, offset + index + 1, f"ir_metadata {where}{message}")
 
@@ -113,7 +118,7 @@ def check(text: str, source, *, offset: int = 0, run_tag: str | None = None) -> 
         raise InputError(source, offset + 1 if offset else None, "ir_metadata is empty")
     if not isinstance(root, yaml.MappingNode):
         raise fail(root.start_mark.line, "must be a mapping (schema-version, tag, platform, "
-                   f"...), found a {_kind(root)}")
+                   f"...), found a {_kind(root)}", keyed=False)
     _no_key_twice(root, fail)
     for key_node, value in root.value:
         key = key_node.value
