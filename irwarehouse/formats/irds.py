@@ -10,7 +10,10 @@ doc, rel) as a qrels file's would:
 * ad hoc qrels (TrecQrel, GenericQrel, ...: query_id, doc_id, relevance) -> intent '', format
   `qrels`;
 * diversity qrels (TrecSubQrel: query_id, doc_id, relevance, subtopic_id, the TREC Web track's
-  `qrels.diversity` read as ndeval reads it) -> intent = subtopic_id, format `diversity`.
+  `qrels.diversity` read as ndeval reads it) -> intent = subtopic_id, format `diversity`;
+* sampled judgments (TrecPrel: query_id, doc_id, relevance, method, iprob; the Million Query
+  track's and the TREC 2009 Web track's prels) -> format `prels`, read as a prels file's lines
+  (formats.sampled), for statAP.
 
 The rows are checked as a file's lines are (no empty topic or document, no control character,
 an integer level in 32 bits, no (topic, intent, document) twice: the error names the row, counted
@@ -83,11 +86,12 @@ def _rows(did: str, what: str, iterate):
 class IrdsQrels:
     """The judgments of a dataset as an Arrow table (topic, intent, doc, rel), with its
     qrels format (`qrels` or `diversity`) and provenance."""
-    table: object               # pyarrow.Table
+    table: object               # pyarrow.Table (None for prels)
     fmt: str
     source: str                 # irds:ID
     version: str                # ir_datasets X.Y.Z
     sha256: str
+    sampled: list | None = None     # prels: formats.sampled.SampledJudgment rows
 
 
 def read_qrels(did: str) -> IrdsQrels:
@@ -99,9 +103,7 @@ def read_qrels(did: str) -> IrdsQrels:
         raise IrwError(f"ir_datasets' {did} has no qrels")
     fields = ds.qrels_cls()._fields
     if "iprob" in fields:
-        raise IrwError(f"ir_datasets' {did} has sampled judgments ({ds.qrels_cls().__name__}: "
-                       "inclusion probabilities), which irds: does not read; write them as a "
-                       "prels file and use `irw ingest qrels FILE --format prels`")
+        return _read_prels(did, ds)
     diversity = "subtopic_id" in fields
     topics, intents, docs, levels = [], [], [], []
     digest = hashlib.sha256()
@@ -122,6 +124,37 @@ def read_qrels(did: str) -> IrdsQrels:
                       "rel": pa.array(levels, pa.int32())})
     return IrdsQrels(table, "diversity" if diversity else "qrels", source, version(),
                      digest.hexdigest())
+
+
+def _read_prels(did: str, ds) -> IrdsQrels:
+    """Sampled judgments with inclusion probabilities (TrecPrel: the Million Query track's and
+    the TREC 2009 Web track's prels) read as a prels file's lines are (formats.sampled: rel
+    -999 skipped, method 0 or 2 read with probability 1, a probability outside (0, 1]
+    refused), format `prels` (statAP)."""
+    from .sampled import prels_judgment
+    source = PREFIX + did
+    rows, seen = [], {}
+    digest = hashlib.sha256()
+    for row, qrel in enumerate(_rows(did, "qrels", ds.qrels_iter), 1):
+        topic, doc, rel = qrel.query_id, qrel.doc_id, qrel.relevance
+        _check_row(source, row, topic, "", doc, rel)
+        fields = [topic, doc, str(rel), str(qrel.method), repr(float(qrel.iprob))]
+        digest.update(("\t".join(fields) + "\n").encode())
+        try:
+            judgment = prels_judgment(source, row, fields)
+        except InputError as exc:
+            raise InputError(source, None, f"judgment {row}: {exc.message}") from None
+        if judgment is None:
+            continue
+        if (topic, doc) in seen:
+            raise InputError(source, None, f"judgment {row}: document {shown(doc)} judged "
+                             f"twice for topic {shown(topic)} (first at judgment "
+                             f"{seen[topic, doc]})")
+        seen[topic, doc] = row
+        rows.append(judgment)
+    if not rows:
+        raise InputError(source, None, "no judgments (empty qrels)")
+    return IrdsQrels(None, "prels", source, version(), digest.hexdigest(), rows)
 
 
 def _check_row(source: str, row: int, topic, intent, doc, rel) -> None:

@@ -17,7 +17,11 @@ from .topics import judged_count, store_topics, write_topics
 def stage_irds_qrels(con: duckdb.DuckDBPyConnection, qrels: IrdsQrels) -> int:
     """TEMP table stage_qrels(topic, intent, doc, rel) of a dataset's judgments; a (topic,
     intent, document) judged twice is an error naming both rows, as a file's duplicate names
-    both lines. Returns the number of judgments."""
+    both lines (prels: also TEMP table stage_sample, formats.sampled). Returns the number of
+    judgments."""
+    if qrels.sampled is not None:
+        from ..formats.sampled import stage_sampled_rows
+        return stage_sampled_rows(con, qrels.sampled)
     with registered(con, "irds_qrels", qrels.table):
         con.execute("CREATE OR REPLACE TEMP TABLE stage_qrels AS "
                     "SELECT topic, intent, doc, rel FROM irds_qrels")

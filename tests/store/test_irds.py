@@ -19,10 +19,11 @@ import pytest
 
 from irwarehouse import Warehouse
 from tests.helpers.faults import irw, one_line
-from tests.helpers.paths import DATA, REALDATA
+from tests.helpers.paths import DATA, REALDATA, TEST_DATA
 
 WEB2012 = REALDATA / "trec2012_web_diversity"
 RUN = DATA / "runs" / "STANDARD.results.test"
+SAMPLED = TEST_DATA / "sampled"
 needs_web2012 = pytest.mark.skipif(not WEB2012.is_dir(), reason="shared realdata absent")
 TOPICS = "301\tinternational organized crime\n302\tpoliomyelitis and post-polio\n" \
          "303\thubble telescope achievements\n"
@@ -46,10 +47,11 @@ def irds(tmp_path_factory):
 def local(irds, tmp_path_factory):
     """{kind: dataset ID} of datasets registered from local files: `adhoc` (data/qrels.test
     and three queries), `diversity` (a small subtopic qrels), `dup` (a judgment twice),
-    `missing` (a qrels file that is not there)."""
+    `missing` (a qrels file that is not there), `prels` (the statAP golden test's prels,
+    tests/data/sampled)."""
     ir_datasets, _ = irds
     from ir_datasets.datasets.base import Dataset
-    from ir_datasets.formats import TrecQrels, TrecSubQrels, TsvQueries
+    from ir_datasets.formats import TrecPrels, TrecQrels, TrecSubQrels, TsvQueries
     from ir_datasets.util import LocalDownload
     folder = tmp_path_factory.mktemp("irds_files")
     (folder / "topics.tsv").write_text(TOPICS)
@@ -62,6 +64,7 @@ def local(irds, tmp_path_factory):
         "diversity": Dataset(TrecSubQrels(LocalDownload(folder / "div.txt"), {})),
         "dup": Dataset(TrecQrels(LocalDownload(folder / "dup.txt"), {})),
         "missing": Dataset(TrecQrels(LocalDownload(folder / "absent.txt", mkdir=False), {})),
+        "prels": Dataset(TrecPrels(LocalDownload(SAMPLED / "mq.prels"), {})),
     }
     ids = {}
     for kind, dataset in datasets.items():
@@ -129,6 +132,24 @@ def test_diversity_qrels_keep_their_subtopics(local, tmp_path):
     assert _rows(path, "SELECT topic, intent, doc, rel FROM judgment ORDER BY ALL") == [
         ("1", "1", "a", 1), ("1", "2", "a", 2), ("1", "2", "b", 0), ("1", "3", "c", 1),
         ("2", "1", "d", 1)]
+
+
+def test_sampled_judgments_give_statap_as_the_prels_file(local, tmp_path):
+    """ir_datasets' TrecPrels (the Million Query and TREC 2009 Web tracks' prels) read as the
+    prels file: statAP equals the file's, which equals statAP_MQ_eval's (test_sampled.py)."""
+    source = f"irds:{local['prels']}"
+    for run in ("run1.txt", "run2.txt"):
+        by_id = irw("eval", source, SAMPLED / run, "-m", "statAP", "-q")
+        by_file = irw("eval", SAMPLED / "mq.prels", SAMPLED / run, "-m", "statAP", "-q",
+                      "--qrels-format", "prels")
+        assert by_id.exit_code == 0, by_id.output
+        assert by_id.stdout == by_file.stdout and "statAP" in by_id.stdout
+    path = tmp_path / "w.duckdb"
+    with Warehouse(path) as wh:
+        wh.ingest_qrels(source, "mq")
+    assert _rows(path, "SELECT format FROM qrels") == [("prels",)]
+    assert _rows(path, "SELECT count(*) FROM judgment_sample") == \
+        _rows(path, "SELECT count(*) FROM judgment")
 
 
 def test_bad_sources_are_one_line_and_store_nothing(local, tmp_path):
