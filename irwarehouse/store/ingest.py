@@ -382,6 +382,7 @@ class StagedRun(NamedTuple):
     name: str
     team: str | None
     sha256: str
+    metadata: str | None = None     # its ir_metadata YAML (formats.ir_metadata)
 
 
 def set_campaign_facts(con: duckdb.DuckDBPyConnection, cid: int, *, year: int | None,
@@ -432,10 +433,10 @@ def write_staged_runs(con: duckdb.DuckDBPyConnection, cid: int, campaign: str,
     for run in runs:
         # one INSERT each, in file order: run ids follow the files' order
         rid = con.execute("""
-            INSERT INTO run (campaign_id, name, team, source_path, sha256, num_rows)
-            VALUES (?, ?, ?, ?, ?, ?) RETURNING run_id""",
+            INSERT INTO run (campaign_id, name, team, source_path, sha256, num_rows, ir_metadata)
+            VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING run_id""",
                           [cid, run.name, run.team, str(run.path.resolve()), run.sha256,
-                           spans[run.fi][0]]).fetchone()[0]
+                           spans[run.fi][0], run.metadata]).fetchone()[0]
         con.execute("INSERT INTO stage_ids VALUES (?, ?, ?)",
                     [run.fi, rid, spans[run.fi][1]])
         run_ids.append(rid)

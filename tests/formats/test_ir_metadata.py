@@ -121,6 +121,23 @@ def test_embedded_block_as_repro_eval_writes_it(tmp_path):
     assert _eval(annotated) == _eval(RUN)          # the block changes no value
 
 
+def test_a_folder_of_runs_keeps_each_runs_block(tmp_path):
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    (folder / "a.run").write_text(ir_metadata.header(METADATA) + RUN.read_text())
+    (folder / "b.run").write_text((DATA / "runs" / "STANDARD.results.trunc").read_text()
+                                  .replace("STANDARD", "trunc"))
+    path = tmp_path / "w.duckdb"
+    _ok("ingest", "runs", folder, "-C", "c", "-w", path)
+    assert _stored(path) == [("STANDARD", METADATA), ("trunc", None)]
+    (folder / "c.run").write_text("# ir_metadata.start\n# tag: [x\n# ir_metadata.end\n"
+                                  + RUN.read_text().replace("STANDARD", "third"))
+    result = irw("ingest", "runs", folder, "-C", "d", "-w", path)
+    assert result.exit_code == 1 and f"{folder / 'c.run'}:2: ir_metadata key 'tag'" \
+        in result.stderr
+    assert _stored(path, "SELECT count(*) FROM run") == [(2,)]     # all or nothing
+
+
 def test_runs_and_the_report_show_it(tmp_path):
     yml = tmp_path / "run.yml"
     yml.write_text(METADATA, encoding="utf-8")

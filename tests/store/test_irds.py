@@ -18,6 +18,7 @@ import duckdb
 import pytest
 
 from irwarehouse import Warehouse
+from irwarehouse.errors import InputError
 from tests.helpers.faults import irw, one_line
 from tests.helpers.paths import DATA, REALDATA, TEST_DATA
 
@@ -48,13 +49,14 @@ def local(irds, tmp_path_factory):
     """{kind: dataset ID} of datasets registered from local files: `adhoc` (data/qrels.test
     and three queries), `diversity` (a small subtopic qrels), `dup` (a judgment twice),
     `missing` (a qrels file that is not there), `prels` (the statAP golden test's prels,
-    tests/data/sampled)."""
+    tests/data/sampled), `dupq` (good qrels, a query id twice)."""
     ir_datasets, _ = irds
     from ir_datasets.datasets.base import Dataset
     from ir_datasets.formats import TrecPrels, TrecQrels, TrecSubQrels, TsvQueries
     from ir_datasets.util import LocalDownload
     folder = tmp_path_factory.mktemp("irds_files")
     (folder / "topics.tsv").write_text(TOPICS)
+    (folder / "dupq.tsv").write_text(TOPICS + "302\tagain\n")
     (folder / "div.txt").write_text("1 1 a 1\n1 2 a 2\n1 2 b 0\n1 3 c 1\n2 1 d 1\n")
     (folder / "dup.txt").write_text("301 0 a 1\n301 0 b 0\n301 0 a 2\n")
     prefix = f"irw-test-{folder.name}"
@@ -65,6 +67,8 @@ def local(irds, tmp_path_factory):
         "dup": Dataset(TrecQrels(LocalDownload(folder / "dup.txt"), {})),
         "missing": Dataset(TrecQrels(LocalDownload(folder / "absent.txt", mkdir=False), {})),
         "prels": Dataset(TrecPrels(LocalDownload(SAMPLED / "mq.prels"), {})),
+        "dupq": Dataset(TrecQrels(LocalDownload(DATA / "qrels.test"), {}),
+                        TsvQueries(LocalDownload(folder / "dupq.tsv"))),
     }
     ids = {}
     for kind, dataset in datasets.items():
@@ -132,6 +136,19 @@ def test_diversity_qrels_keep_their_subtopics(local, tmp_path):
     assert _rows(path, "SELECT topic, intent, doc, rel FROM judgment ORDER BY ALL") == [
         ("1", "1", "a", 1), ("1", "2", "a", 2), ("1", "2", "b", 0), ("1", "3", "c", 1),
         ("2", "1", "d", 1)]
+    with Warehouse(path) as wh:          # a dataset without queries: its qrels alone
+        got = wh.ingest_ir_datasets(f"irds:{local['diversity']}", campaign="d")
+    assert (got["format"], got["judgments"], got["topics"]) == ("diversity", 5, None)
+
+
+def test_qrels_and_queries_are_stored_together_or_not_at_all(local, tmp_path):
+    path = tmp_path / "w.duckdb"
+    with Warehouse(path) as wh:
+        with pytest.raises(InputError, match=r"^irds:.*/dupq: query 4: query id '302' again "
+                           r"\(first at query 2\)$"):
+            wh.ingest_ir_datasets(local["dupq"], campaign="c")
+    assert _rows(path, "SELECT count(*) FROM qrels") == [(0,)]
+    assert _rows(path, "SELECT count(*) FROM topic") == [(0,)]
 
 
 def test_sampled_judgments_give_statap_as_the_prels_file(local, tmp_path):
