@@ -2,7 +2,7 @@
 `irw ingest topics irds:ID`, `irw eval irds:ID RUN` and Warehouse.ingest_ir_datasets, on
 datasets built through ir_datasets' own API from local files (no network, no mock): datasets
 registered here (ir_datasets.registry.register of a Dataset of TrecQrels / TrecSubQrels /
-TsvQueries / TrecXmlQueries on LocalDownload files), and ir_datasets' own
+TrecPrels / TsvQueries / TrecXmlQueries on LocalDownload files), and ir_datasets' own
 `clueweb09/en/trec-web-2012/diversity` read from its download cache, filled with the
 realdata's copies of NIST's files (the MD5s ir_datasets expects: checked below)."""
 
@@ -31,17 +31,11 @@ TOPICS = "301\tinternational organized crime\n302\tpoliomyelitis and post-polio\
 
 
 @pytest.fixture(scope="module")
-def irds(tmp_path_factory):
-    """ir_datasets, imported with IR_DATASETS_HOME in a temporary folder, and that folder."""
-    home = tmp_path_factory.mktemp("ir_datasets_home")
-    before = os.environ.get("IR_DATASETS_HOME")
-    os.environ["IR_DATASETS_HOME"] = str(home)
+def irds():
+    """ir_datasets and its IR_DATASETS_HOME: a temporary folder of the test process
+    (tests/conftest.py sets it before anything imports ir_datasets)."""
     ir_datasets = pytest.importorskip("ir_datasets")
-    yield ir_datasets, home
-    if before is None:
-        os.environ.pop("IR_DATASETS_HOME", None)
-    else:
-        os.environ["IR_DATASETS_HOME"] = before
+    return ir_datasets, Path(os.environ["IR_DATASETS_HOME"])
 
 
 @pytest.fixture(scope="module")
@@ -258,8 +252,7 @@ def test_ir_datasets_own_web2012_id_read_from_its_cache(irds):
         cache = Path(handler._qrels_dlc.path(force=False)).parent
     except (AttributeError, TypeError):
         pytest.skip("this ir_datasets keeps its download paths elsewhere")
-    if home not in cache.parents:
-        pytest.skip("ir_datasets was imported before IR_DATASETS_HOME was set")
+    assert home in cache.parents, (home, cache)          # the test's folder, not the user's
     cache.mkdir(parents=True, exist_ok=True)
     for name, (source, md5) in CACHE.items():
         data = (WEB2012 / "qrels" / source).read_bytes()
