@@ -85,31 +85,63 @@ class Warehouse:
     def ingest_qrels(self, path: Any, campaign: str, *, name: str | None = None,
                      fmt: str | None = None, replace: bool = False) -> int:
         """Store qrels: a file (`fmt`: its format, default trec_eval's qrels; `name` defaults
-        to the file's name) or judgments in memory (a pandas or polars DataFrame, a pyarrow
-        Table, a dict {query_id: {doc_id: relevance}}, ir_measures' Qrel tuples, a ranx
-        Qrels; formats.inmemory), checked as a file is; `name` defaults to 'qrels'."""
+        to the file's name), `irds:DATASET_ID` (an ir_datasets dataset's qrels: their type, ad
+        hoc or diversity, decides the format; `fmt` is not read) or judgments in memory (a
+        pandas or polars DataFrame, a pyarrow Table, a dict {query_id: {doc_id: relevance}},
+        ir_measures' Qrel tuples, a ranx Qrels; formats.inmemory), checked as a file is;
+        `name` defaults to 'qrels'."""
         from .formats.inmemory import is_path
         if is_path(path):
+            from .formats.irds import dataset_id
+            did = dataset_id(path)
+            if did is not None:
+                from .store.irds import ingest_irds_qrels
+                return ingest_irds_qrels(self.con, did, campaign, name=name, replace=replace)
             return _ingest.ingest_qrels(self.con, path, campaign, name=name,
                                         fmt=fmt or "qrels", replace=replace)
         from .analyst.tables import ingest_qrels_table
         return ingest_qrels_table(self.con, path, campaign, name=name, fmt=fmt,
                                   replace=replace)
 
+    def ingest_ir_datasets(self, dataset_id: str, campaign: str, *, name: str | None = None,
+                           replace: bool = False) -> dict:
+        """An ir_datasets dataset by its ID (`"clueweb09/en/trec-web-2012/diversity"`, or with
+        the `irds:` prefix): its qrels (ad hoc, or diversity with subtopics) as qrels `name`
+        (default: the ID) and its queries as topics, in one transaction, the ID and the
+        ir_datasets version recorded as their provenance. Needs `pip install
+        'irwarehouse[irds]'`. Returns {qrels_id, judgments, format, topics, judged_topics,
+        source, version}."""
+        from .formats.irds import PREFIX
+        from .store.irds import ingest_ir_datasets
+        did = dataset_id[len(PREFIX):] if dataset_id.startswith(PREFIX) else dataset_id
+        return ingest_ir_datasets(self.con, did, campaign, name=name, replace=replace)
+
     def ingest_run(self, path: Any, campaign: str, *, name: str | None = None,
                    team: str | None = None, replace: bool = False,
-                   keep_first: bool = False) -> int:
+                   keep_first: bool = False, metadata: str | Path | None = None) -> int:
         """Store a run: a TREC run file (named by its tag unless `name`) or a run in memory
         (a pandas or polars DataFrame, a pyarrow Table, a dict {query_id: {doc_id: score}},
         ir_measures' ScoredDoc tuples, a ranx Run; formats.inmemory), checked as a file is:
-        named `name`, else by its tag column, else by the ranx Run's name."""
+        named `name`, else by its tag column, else by the ranx Run's name. A file's
+        ir_metadata (ir-metadata.org) comes from the YAML file `metadata`, else from the
+        `# ir_metadata.start` block at the head of the run file, if any."""
         from .formats.inmemory import is_path
         if is_path(path):
             return _ingest.ingest_run(self.con, path, campaign, name=name, team=team,
-                                      replace=replace, keep_first=keep_first)
+                                      replace=replace, keep_first=keep_first,
+                                      metadata=metadata)
+        if metadata is not None:
+            from .errors import WarehouseError
+            raise WarehouseError("metadata= goes with a run file (ir_metadata beside it or in "
+                                 "its header); a run in memory has none")
         from .analyst.tables import ingest_run_table
         return ingest_run_table(self.con, path, campaign, name=name, team=team,
                                 replace=replace, keep_first=keep_first)
+
+    def run_metadata(self, campaign: str, run: str) -> str | None:
+        """The ir_metadata YAML stored with a run (None when it has none)."""
+        from .store.run_metadata import stored_metadata
+        return stored_metadata(self.con, campaign, run)
 
     def ingest_run_table(self, table, campaign: str, name: str | None = None,
                          team: str | None = None, *, replace: bool = False,

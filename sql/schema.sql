@@ -53,6 +53,11 @@ CREATE TABLE IF NOT EXISTS topic (
     topic_type   VARCHAR,           -- e.g. ambiguous / faceted (diversity tracks)
     PRIMARY KEY (campaign_id, topic)
 );
+-- Where a topic statement came from: the topic file (its resolved path), or `irds:ID` for the
+-- queries of an ir_datasets dataset, with the software's version in source_version
+-- (`ir_datasets 0.6.3`); NULL for topics stored before, or known only from qrels.
+ALTER TABLE topic ADD COLUMN IF NOT EXISTS source_path VARCHAR;
+ALTER TABLE topic ADD COLUMN IF NOT EXISTS source_version VARCHAR;
 
 -- A topic's own novelty parameter alpha of alpha-nDCG-Pr (irw ingest alphas; Leelanupab,
 -- Zuccon & Jose, ICTIR 2011); a topic without one takes the measure's alpha.
@@ -84,6 +89,10 @@ CREATE TABLE IF NOT EXISTS qrels (
     ingested_at  TIMESTAMP DEFAULT current_timestamp,
     UNIQUE (campaign_id, name)
 );
+-- The version of the software judgments came from when they came from no file:
+-- `ir_datasets 0.6.3` for `irw ingest qrels irds:ID` (source_path `irds:ID`, sha256 the digest of
+-- the judgments as ir_datasets yields them: irwarehouse/formats/irds.py).
+ALTER TABLE qrels ADD COLUMN IF NOT EXISTS source_version VARCHAR;
 
 -- One judgment: the graded level of a document for a topic (intent '' for ad hoc qrels).
 -- Negative levels mean "in the pool but not judged" (trec_eval RELVALUE_UNJUDGED).
@@ -126,6 +135,11 @@ CREATE TABLE IF NOT EXISTS run (
     ingested_at  TIMESTAMP DEFAULT current_timestamp,
     UNIQUE (campaign_id, name)
 );
+-- The run's ir_metadata (Breuer et al., SIGIR 2022; ir-metadata.org): the YAML document as given
+-- (`irw ingest run --metadata FILE`, or the `# ir_metadata.start` ... `# ir_metadata.end` block
+-- at the head of the run file without its `# ` prefixes; irwarehouse/formats/ir_metadata.py);
+-- NULL when the run has none.
+ALTER TABLE run ADD COLUMN IF NOT EXISTS ir_metadata VARCHAR;
 
 -- Ranked rows of a run as submitted: the rank column and the position in the file are kept so
 -- that every ordering (trec_eval's score order, the rank column, NTCIREVAL's file order) can be used.

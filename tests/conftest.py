@@ -1,6 +1,10 @@
 """Shared fixtures: paths to the bundled sample, the copied trec_eval test files and the real
 data sets beside the repository (../shared/realdata, present in CI)."""
 
+import atexit
+import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -10,6 +14,11 @@ from tests.helpers.sample import build_sample, derived_runs
 
 # Ctrl-C stops the suite at once; no test leaves a process running
 pytest_plugins = ["tests.helpers.ctrl_c", "tests.helpers.children"]
+
+# ir_datasets (the irds: tests, tests/store/test_irds.py) keeps its files in a folder of this
+# test process, never the user's ~/.ir_datasets: it reads IR_DATASETS_HOME when first imported.
+os.environ["IR_DATASETS_HOME"] = tempfile.mkdtemp(prefix="irw-tests-ir_datasets-")
+atexit.register(shutil.rmtree, os.environ["IR_DATASETS_HOME"], ignore_errors=True)
 
 
 @pytest.fixture

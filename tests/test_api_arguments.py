@@ -37,6 +37,9 @@ def _calls(tmp_path):
         wh.ingest_doclengths: {"path": QRELS, "campaign": "c"},
         wh.assign_intent_probabilities: {"campaign": "c"},
         wh.ingest_run_table: {"table": _table(), "campaign": "c", "name": "r3"},
+        # an ID no dataset has: one line from ir_datasets' registry, no download
+        wh.ingest_ir_datasets: {"dataset_id": "irw-test/no-such-dataset", "campaign": "c"},
+        wh.run_metadata: {"campaign": "c", "run": "STANDARD"},
         wh.export: {"kind": "scores", "campaign": "c", "out": str(tmp_path / "s.parquet")},
         wh.qrels_id: {"campaign": "c"},
         wh.run_ids: {"campaign": "c", "names": ["STANDARD"]},

@@ -271,9 +271,11 @@ class _Naming:
 
     def entries(self, staged: list[_Staged], result: FolderResult) -> list[StagedRun]:
         entries: list[StagedRun] = []
+        from ..formats.ir_metadata import embedded
         for s in staged:
             try:
                 name = self._name(s, result)
+                metadata = embedded(s.path, run_tag=s.tag) if name is not None else None
             except IrwError as exc:
                 if not self.keep_going:
                     raise
@@ -284,7 +286,7 @@ class _Naming:
                 team = team_of(s.path.name, name, self.team_pattern)
                 if team is not None:
                     check_name("team", team)
-                entries.append(StagedRun(s.fi, s.path, name, team, s.sha256))
+                entries.append(StagedRun(s.fi, s.path, name, team, s.sha256, metadata))
         return entries
 
     def _name(self, s: _Staged, result: FolderResult) -> str | None:

@@ -279,5 +279,5 @@ def ingest_qrels_table(con: duckdb.DuckDBPyConnection, table, campaign: str, *,
                          "the other qrels formats are files")
     n = stage_qrels_table(con, frame.table, frame.source)
     return store_staged_qrels(con, campaign, name=name or "qrels", fmt=kind,
-                              source=frame.source, digest=table_digest(frame.table), n=n,
-                              replace=replace)
+                              source=frame.source, digest=table_digest(frame.table),
+                              num_rows=n, replace=replace)

@@ -160,6 +160,27 @@ def export_runs(
     _export("runs", campaign, fmt, out, None, warehouse)
 
 
+@export_app.command("run")
+def export_run(
+    run: Annotated[str, typer.Argument(help="Run name.")],
+    campaign: Campaign,
+    out: OutFile,
+    metadata: Annotated[bool, typer.Option(help="Write the run's ir_metadata (ir-metadata.org) "
+                        "at the head of the file, between `# ir_metadata.start` and "
+                        "`# ir_metadata.end`, as ir_metadata specifies.")] = False,
+    warehouse: WarehouseOpt = None,
+):
+    """One run as a TREC run file (topic Q0 doc rank score tag, in the order of the file it
+    came from), with its ir_metadata header with --metadata."""
+    def body():
+        from ..writers.trec_run import write_run
+        with open_warehouse(warehouse, read_only=True, create=False) as wh:
+            n = write_run(wh.con, campaign, run, out, metadata=metadata)
+        typer.echo(f"wrote {n} rows of run {run} of campaign {campaign} to {out}"
+                   + (" with its ir_metadata" if metadata else ""), err=True)
+    _guard(body)
+
+
 CampaignFormat = choices("CampaignFormat", "parquet")
 
 

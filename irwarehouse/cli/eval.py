@@ -33,7 +33,8 @@ from .common import (
 from .options import evaluation_options
 
 FilesArg = Annotated[list[Path] | None, typer.Argument(
-    help="QRELS RUN [RUN ...] to evaluate files directly (no warehouse).")]
+    help="QRELS RUN [RUN ...] to evaluate files directly (no warehouse); QRELS may be "
+    "irds:DATASET_ID (an ir_datasets dataset's qrels).")]
 MeasureOpt = Annotated[list[str] | None, typer.Option(
     "--measure", "-m", help="Measure (any tool's name: trec_eval, ir_measures, NTCIREVAL, "
     "ndeval, or a session, click or text measure of the campaign); repeatable. Default: "
@@ -187,9 +188,14 @@ def _eval_files(files, store, qrels_format, keep_first, intents, doclengths, doc
     if settings.qrels is not None:
         raise IrwError("--qrels names a stored qrels of --campaign; with files, the first "
                        "file is the qrels")
-    qformat = qrels_format.value if qrels_format else sniff_qrels_format(
+    from ..formats.irds import dataset_id
+    irds = dataset_id(files[0]) is not None       # irds:ID, an ir_datasets dataset's qrels
+    if irds and qrels_format:
+        raise IrwError("--qrels-format does not apply to irds: qrels (the dataset's qrels "
+                       "type, ad hoc or diversity, decides)")
+    qformat = qrels_format.value if qrels_format else "qrels" if irds else sniff_qrels_format(
         files[0], diversity=wants_diversity(layout, names, kind))
-    with nullcontext() if qrels_format else format_named(files[0], qformat):
+    with nullcontext() if qrels_format or irds else format_named(files[0], qformat):
         result = evaluate_files(
             files[0], files[1:], names, options=settings.eval_options(**layout.presets),
             qrels_format=qformat, keep_first=keep_first, intents=intents,

@@ -35,25 +35,50 @@ def runs_cmd(
                         "campaign's runs (default: every campaign's).")] = None,
     fmt: Annotated[RunsFormat, typer.Option("--format", "-f", help="Output format.")]
     = RunsFormat.table,
+    metadata: Annotated[bool, typer.Option(help="Show each run's whole ir_metadata YAML (the "
+                        "table: after it, one block per run; csv and json: an ir_metadata "
+                        "column).")] = False,
     warehouse: WarehouseOpt = None,
 ):
-    """List stored runs: campaign, run, team, rows, topics, source file."""
+    """List stored runs: campaign, run, team, rows, topics, source file, and a summary of its
+    ir_metadata (ir-metadata.org): the tag and the PRIMAD components it describes."""
     def body():
         from ..analyst.query import write_result
         from ..errors import WarehouseError
         from ..store.connection import opened
+        from ..store.run_metadata import campaign_metadata
         with opened(_warehouse_path(warehouse), read_only=True, create=False) as con:
             if campaign is not None and not con.execute(
                     "SELECT 1 FROM campaign WHERE name = ?", [campaign]).fetchall():
                 raise WarehouseError(f"no campaign {campaign!r} in the warehouse")
             table = con.sql(RUNS_SQL, params={"campaign": campaign}).to_arrow_table()
+            described = campaign_metadata(con, campaign)
         if table.num_rows == 0:
             where = f"campaign {campaign}" if campaign else "the warehouse"
             typer.echo(f"irw: warning: no runs in {where}", err=True)
             if fmt.value == "table":
                 return
+        table = _with_metadata(table, described, full=metadata and fmt.value != "table")
         write_result(table, fmt.value, max_rows=max(table.num_rows, 1))
+        if metadata and fmt.value == "table":
+            for (c, r), text in described.items():
+                typer.echo(f"\n# ir_metadata of run {r} of campaign {c}\n{text}", nl=False)
     _guard(body)
+
+
+def _with_metadata(table, described: dict, *, full: bool):
+    """The runs table with its `metadata` summary column (formats.ir_metadata.summary), and
+    with `full` the `ir_metadata` YAML too."""
+    import pyarrow as pa
+
+    from ..formats.ir_metadata import summary
+    keys = list(zip(table.column("campaign").to_pylist(), table.column("run").to_pylist()))
+    table = table.append_column("metadata", pa.array(
+        [summary(described.get(k)) for k in keys], pa.string()))
+    if full:
+        table = table.append_column("ir_metadata", pa.array(
+            [described.get(k) for k in keys], pa.string()))
+    return table
 
 
 @app.command("rename")

@@ -34,7 +34,8 @@ def init(warehouse: WarehouseOpt = None):
 
 @ingest_app.command("qrels")
 def ingest_qrels(
-    file: Annotated[Path, typer.Argument(help="Qrels file (may be gzipped).")],
+    file: Annotated[Path, typer.Argument(help="Qrels file (may be gzipped), or "
+                    "irds:DATASET_ID (an ir_datasets dataset's qrels).")],
     campaign: Campaign,
     name: Annotated[str | None, typer.Option(help="Name of this judgment set "
                                                 "(default: the file name).")] = None,
@@ -47,11 +48,17 @@ def ingest_qrels(
     replace: Annotated[bool, typer.Option(help="Replace a qrels of the same name.")] = False,
     warehouse: WarehouseOpt = None,
 ):
-    """Ingest judgments into a campaign (one transaction)."""
+    """Ingest judgments into a campaign (one transaction).
+
+    FILE may be `irds:DATASET_ID`: the qrels of an ir_datasets dataset (ad hoc, or diversity
+    with subtopics), its ID and the ir_datasets version recorded as their source."""
     def body():
         from contextlib import nullcontext
 
+        from ..formats.irds import dataset_id
         from ..formats.sniff import format_named, sniff_qrels_format
+        if dataset_id(file) is not None:
+            return _ingest_irds_qrels(str(file), campaign, name, fmt, replace, warehouse)
         qformat = fmt.value if fmt else sniff_qrels_format(file, flag="--format")
         named = nullcontext() if fmt else format_named(file, qformat, "--format")
         with open_warehouse(warehouse) as wh, named:
@@ -59,6 +66,19 @@ def ingest_qrels(
             n = wh.con.execute("SELECT num_rows FROM qrels WHERE qrels_id = ?", [qid]).fetchone()
         typer.echo(f"ingested {n[0]} judgments from {file} into campaign {campaign}")
     _guard(body)
+
+
+def _ingest_irds_qrels(source: str, campaign, name, fmt, replace, warehouse) -> None:
+    from ..errors import IrwError
+    if fmt is not None:
+        raise IrwError("--format does not apply to irds: sources (the dataset's qrels type, ad "
+                       "hoc or diversity, decides)")
+    with open_warehouse(warehouse) as wh:
+        qid = wh.ingest_qrels(source, campaign, name=name, replace=replace)
+        n, kind, version = wh.con.execute("SELECT num_rows, format, source_version FROM qrels "
+                                          "WHERE qrels_id = ?", [qid]).fetchone()
+    typer.echo(f"ingested {n} judgments ({kind}) from {source} ({version}) into campaign "
+               f"{campaign}")
 
 
 @ingest_app.command("run")
@@ -70,16 +90,21 @@ def ingest_run(
     replace: Annotated[bool, typer.Option(help="Replace a run of the same name.")] = False,
     keep_first: Annotated[bool, typer.Option(help="Keep the first of duplicate documents "
                                              "instead of refusing the file.")] = False,
+    metadata: Annotated[Path | None, typer.Option(
+        help="The run's ir_metadata (ir-metadata.org; Breuer et al., SIGIR 2022) as a YAML "
+        "file. Default: the `# ir_metadata.start` ... `# ir_metadata.end` block at the head "
+        "of the run file, if any.")] = None,
     warehouse: WarehouseOpt = None,
 ):
-    """Ingest a run into a campaign (one transaction)."""
+    """Ingest a run into a campaign (one transaction), with its ir_metadata if it has any."""
     def body():
         with open_warehouse(warehouse) as wh:
             rid = wh.ingest_run(file, campaign, name=name, team=team, replace=replace,
-                                keep_first=keep_first)
-            row = wh.con.execute("SELECT name, num_rows FROM run WHERE run_id = ?",
-                                 [rid]).fetchone()
-        typer.echo(f"ingested run {row[0]} ({row[1]} rows) from {file} into campaign {campaign}")
+                                keep_first=keep_first, metadata=metadata)
+            row = wh.con.execute("SELECT name, num_rows, ir_metadata IS NOT NULL FROM run "
+                                 "WHERE run_id = ?", [rid]).fetchone()
+        typer.echo(f"ingested run {row[0]} ({row[1]} rows) from {file} into campaign {campaign}"
+                   + (" with its ir_metadata" if row[2] else ""))
     _guard(body)
 
 
@@ -162,20 +187,34 @@ TopicFormat = choices("TopicFormat", "trec", "xml", "tsv")
 def ingest_topics(
     file: Annotated[Path, typer.Argument(help="Topic file: TREC <top> topics, NTCIR/TREC XML "
                     "(<topics><topic><number>..</number><query>..</query>), or id<TAB>title "
-                    "lines; may be gzipped.")],
+                    "lines; may be gzipped. Or irds:DATASET_ID (an ir_datasets dataset's "
+                    "queries).")],
     campaign: Campaign,
     fmt: Annotated[TopicFormat | None, typer.Option("--format", help="File format (default: "
                    "told from the first line).")] = None,
     warehouse: WarehouseOpt = None,
 ):
     """Ingest topic statements (id, title, description, type) into a campaign's topic table
-    (one transaction), so that reports show titles."""
+    (one transaction), so that reports show titles.
+
+    FILE may be `irds:DATASET_ID`: the queries of an ir_datasets dataset."""
     def body():
+        from ..errors import IrwError
+        from ..formats.irds import dataset_id
         from ..formats.topics import read_topics
         from ..store.topics import store_topics
-        topics = read_topics(file, fmt.value if fmt else None)
-        with open_warehouse(warehouse) as wh:
-            n, judged = store_topics(wh.con, campaign, topics)
+        did = dataset_id(file)
+        if did is not None:
+            if fmt is not None:
+                raise IrwError("--format does not apply to irds: sources")
+            from ..store.irds import ingest_irds_topics
+            with open_warehouse(warehouse) as wh:
+                n, judged = ingest_irds_topics(wh.con, did, campaign)
+        else:
+            topics = read_topics(file, fmt.value if fmt else None)
+            with open_warehouse(warehouse) as wh:
+                n, judged = store_topics(wh.con, campaign, topics,
+                                         source=str(Path(file).resolve()))
         typer.echo(f"ingested {n} topics from {file} into campaign {campaign}"
                    + (f" ({judged} of them judged in its qrels)" if judged is not None else ""))
         if judged == 0:

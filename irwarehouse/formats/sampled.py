@@ -56,7 +56,7 @@ def read_sampled(path: Path, fmt: str) -> list[SampledJudgment]:
             raise InputError(path, lineno, f"expected {len(fields_of)} fields "
                              f"({' '.join(fields_of)}), found {len(fields)}{missing}")
         row = _sampleval(path, lineno, fields) if fmt == "sampleval" \
-            else _prels(path, lineno, fields)
+            else prels_judgment(path, lineno, fields)
         if row is None:
             continue
         key = (row.topic, row.doc)
@@ -82,7 +82,8 @@ def _sampleval(path: Path, lineno: int, fields: list[str]) -> SampledJudgment:
     return SampledJudgment(topic, doc, _level(path, lineno, rel), stratum, None)
 
 
-def _prels(path: Path, lineno: int, fields: list[str]) -> SampledJudgment | None:
+def prels_judgment(path, lineno: int, fields: list[str]) -> SampledJudgment | None:
+    """One prels line's judgment (None: not sampled, skipped as statAP_MQ_eval skips it)."""
     topic, doc, rel, method, prob = fields
     level = _level(path, lineno, rel)
     if level <= NOT_SAMPLED_LEVEL or prob == "NA":
@@ -101,8 +102,13 @@ def _prels(path: Path, lineno: int, fields: list[str]) -> SampledJudgment | None
 def stage_sampled(con: duckdb.DuckDBPyConnection, path: Path, fmt: str) -> int:
     """TEMP tables stage_qrels(topic, intent, doc, rel) and stage_sample(topic, doc, stratum,
     probability) from a sampled qrels file; returns the number of judgments."""
+    return stage_sampled_rows(con, read_sampled(path, fmt))
+
+
+def stage_sampled_rows(con: duckdb.DuckDBPyConnection, rows: list[SampledJudgment]) -> int:
+    """stage_sampled for judgments already read and checked (a file's, or ir_datasets'
+    prels: formats.irds)."""
     import pyarrow as pa
-    rows = read_sampled(path, fmt)
     table = pa.table({
         "topic": [r.topic for r in rows], "doc": [r.doc for r in rows],
         "rel": pa.array([r.rel for r in rows], pa.int32()),

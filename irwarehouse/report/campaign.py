@@ -409,6 +409,10 @@ def campaign_report(wh, campaign: str, out_dir: str | Path, *, measures: list[st
                              left=("topic", "title")),
                  sql("hard_topics")),
     ]
+    from .metadata import metadata_section  # the runs' ir_metadata, when they have some
+    described = metadata_section(wh.con, campaign)
+    if described:
+        sections.insert(1, described)
     if scope.ranked and baseline in scope.ranked_runs:
         from .online import online_sections  # precision histogram, click logs
         sections += online_sections(wh, campaign, qrels_name, baseline, figures,

@@ -110,40 +110,50 @@ def ingest_qrels(con: duckdb.DuckDBPyConnection, path, campaign: str, *, name: s
     else:
         n = stage_qrels(con, path, fmt_name=fmt)
     return store_staged_qrels(con, campaign, name=name, fmt=fmt, source=str(path.resolve()),
-                              digest=sha256_of(path), n=n, replace=replace, shown_as=path)
+                              digest=sha256_of(path), num_rows=n, replace=replace, label=path)
 
 
 def store_staged_qrels(con: duckdb.DuckDBPyConnection, campaign: str, *, name: str, fmt: str,
-                       source: str, digest: str, n: int, replace: bool = False,
-                       shown_as=None) -> int:
-    """Write the validated TEMP table stage_qrels (and stage_sample, for the sampled formats)
-    as qrels `name` of `campaign`, in one transaction (shared by file and table ingest).
-    `shown_as`: the input as messages name it (default: `source`). Returns its qrels_id."""
+                       source: str, digest: str | None, num_rows: int, replace: bool = False,
+                       version: str | None = None, label=None) -> int:
+    """Write the validated TEMP table stage_qrels (and stage_sample for sampled formats) as
+    qrels `name` of `campaign`, in one transaction (shared by files and ir_datasets, whose
+    `version` is recorded as source_version; `label`: the source as the user gave it, for
+    messages). Returns its qrels_id."""
     name = check_name("qrels", name)
     with transaction(con, f"qrels {name} of campaign {campaign}"):
         cid = campaign_id(con, campaign, create=True)
-        replace_named(con, "qrels", cid, name, kind="qrels", campaign=campaign,
-                      source=shown_as or source, replace=replace,
-                      dependents=("judgment", "judgment_sample", "score", "judged_row",
-                                  "judged_pair", "qrels"))
-        qid = con.execute("""
-            INSERT INTO qrels (campaign_id, name, format, source_path, sha256, num_rows)
-            VALUES (?, ?, ?, ?, ?, ?) RETURNING qrels_id""",
-                          [cid, name, fmt, source, digest, n]).fetchone()[0]
-        con.execute("INSERT INTO judgment SELECT ?, topic, intent, doc, rel FROM stage_qrels",
-                    [qid])
-        if fmt in SAMPLED_FORMATS:
-            con.execute("INSERT INTO judgment_sample SELECT ?, topic, doc, stratum, probability "
-                        "FROM stage_sample", [qid])
-        con.execute("INSERT OR IGNORE INTO topic (campaign_id, topic) "
-                    "SELECT DISTINCT ?, topic FROM stage_qrels", [cid])
-        runs = [r for (r,) in con.execute("SELECT run_id FROM run WHERE campaign_id = ? "
-                                          "AND run_id IN (SELECT run_id FROM run_row "
-                                          "WHERE score_rank IS NOT NULL)", [cid]).fetchall()]
-        store_judged_rows(con, [qid], runs)
-        for table in ("qrels", "judgment", "judgment_sample"):
-            digests.touch(con, table, "qrels_id = ?", [qid])
-        digests.touch(con, "topic", "campaign_id = ?", [cid])
+        return write_staged_qrels(con, cid, campaign, name=name, fmt=fmt, source=source,
+                                  digest=digest, num_rows=num_rows, replace=replace,
+                                  version=version, label=label)
+
+
+def write_staged_qrels(con: duckdb.DuckDBPyConnection, cid: int, campaign: str, *, name: str,
+                       fmt: str, source: str, digest: str | None, num_rows: int,
+                       replace: bool = False, version: str | None = None, label=None) -> int:
+    """store_staged_qrels inside the caller's transaction, for campaign id `cid`."""
+    replace_named(con, "qrels", cid, name, kind="qrels", campaign=campaign,
+                  source=source if label is None else label,
+                  replace=replace, dependents=("judgment", "judgment_sample", "score",
+                                               "judged_row", "judged_pair", "qrels"))
+    qid = con.execute("""
+        INSERT INTO qrels (campaign_id, name, format, source_path, sha256, num_rows,
+                           source_version)
+        VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING qrels_id""",
+                      [cid, name, fmt, source, digest, num_rows, version]).fetchone()[0]
+    con.execute("INSERT INTO judgment SELECT ?, topic, intent, doc, rel FROM stage_qrels", [qid])
+    if fmt in SAMPLED_FORMATS:
+        con.execute("INSERT INTO judgment_sample SELECT ?, topic, doc, stratum, probability "
+                    "FROM stage_sample", [qid])
+    con.execute("INSERT OR IGNORE INTO topic (campaign_id, topic) "
+                "SELECT DISTINCT ?, topic FROM stage_qrels", [cid])
+    runs = [r for (r,) in con.execute("SELECT run_id FROM run WHERE campaign_id = ? "
+                                      "AND run_id IN (SELECT run_id FROM run_row "
+                                      "WHERE score_rank IS NOT NULL)", [cid]).fetchall()]
+    store_judged_rows(con, [qid], runs)
+    for table in ("qrels", "judgment", "judgment_sample"):
+        digests.touch(con, table, "qrels_id = ?", [qid])
+    digests.touch(con, "topic", "campaign_id = ?", [cid])
     return qid
 
 
@@ -164,19 +174,28 @@ def store_judged_rows(con: duckdb.DuckDBPyConnection, qrels_ids: list[int],
 
 
 def ingest_run(con: duckdb.DuckDBPyConnection, path, campaign: str, *, name: str | None = None,
-               team: str | None = None, replace: bool = False, keep_first: bool = False) -> int:
+               team: str | None = None, replace: bool = False, keep_first: bool = False,
+               metadata=None) -> int:
     """Store a TREC run under `campaign` (created if new). Its name is `name` or the run tag of
-    the file; a name already stored is refused unless `replace`. Returns its run_id."""
+    the file; a name already stored is refused unless `replace`. Its ir_metadata is the YAML
+    file `metadata`, else the block at the head of the run file, if any
+    (formats.ir_metadata). Returns its run_id."""
+    from ..formats import ir_metadata
     path = Path(path)
     tag = stage_run(con, path, keep_first=keep_first)
+    text = ir_metadata.read_file(metadata, run_tag=tag) if metadata is not None \
+        else ir_metadata.embedded(path, run_tag=tag)
     return store_staged_run(con, campaign, name=tag if name is None else name, team=team,
-                            source=str(path.resolve()), digest=sha256_of(path), replace=replace)
+                            source=str(path.resolve()), digest=sha256_of(path), replace=replace,
+                            metadata=text)
 
 
 def store_staged_run(con: duckdb.DuckDBPyConnection, campaign: str, *, name: str,
-                     team: str | None, source: str, digest: str, replace: bool = False) -> int:
-    """Write the validated TEMP table stage_run as run `name` of `campaign`, in one
-    transaction (shared by file and table ingest). Returns its run_id."""
+                     team: str | None, source: str, digest: str, replace: bool = False,
+                     metadata: str | None = None) -> int:
+    """Write the validated TEMP table stage_run as run `name` of `campaign`, with its
+    ir_metadata text `metadata`, in one transaction (shared by file and table ingest).
+    Returns its run_id."""
     name = check_name("run", name)
     if team is not None:
         check_name("team", team)
@@ -187,9 +206,9 @@ def store_staged_run(con: duckdb.DuckDBPyConnection, campaign: str, *, name: str
                                                    "judged_pair", "run"))
         n = con.execute("SELECT count(*) FROM stage_run").fetchone()[0]
         rid = con.execute("""
-            INSERT INTO run (campaign_id, name, team, source_path, sha256, num_rows)
-            VALUES (?, ?, ?, ?, ?, ?) RETURNING run_id""",
-                          [cid, name, team, source, digest, n]).fetchone()[0]
+            INSERT INTO run (campaign_id, name, team, source_path, sha256, num_rows, ir_metadata)
+            VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING run_id""",
+                          [cid, name, team, source, digest, n, metadata]).fetchone()[0]
         # score_rank: trec_eval 9's order (float32 score desc, docno desc), as ranked_window.
         con.execute("""
             INSERT INTO run_row (run_id, topic, doc, score, rank, file_order, score_rank)
@@ -363,6 +382,7 @@ class StagedRun(NamedTuple):
     name: str
     team: str | None
     sha256: str
+    metadata: str | None = None     # its ir_metadata YAML (formats.ir_metadata)
 
 
 def set_campaign_facts(con: duckdb.DuckDBPyConnection, cid: int, *, year: int | None,
@@ -413,10 +433,10 @@ def write_staged_runs(con: duckdb.DuckDBPyConnection, cid: int, campaign: str,
     for run in runs:
         # one INSERT each, in file order: run ids follow the files' order
         rid = con.execute("""
-            INSERT INTO run (campaign_id, name, team, source_path, sha256, num_rows)
-            VALUES (?, ?, ?, ?, ?, ?) RETURNING run_id""",
+            INSERT INTO run (campaign_id, name, team, source_path, sha256, num_rows, ir_metadata)
+            VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING run_id""",
                           [cid, run.name, run.team, str(run.path.resolve()), run.sha256,
-                           spans[run.fi][0]]).fetchone()[0]
+                           spans[run.fi][0], run.metadata]).fetchone()[0]
         con.execute("INSERT INTO stage_ids VALUES (?, ?, ?)",
                     [run.fi, rid, spans[run.fi][1]])
         run_ids.append(rid)
