@@ -227,12 +227,13 @@ def report_context(wh, campaign: str, out_dir: str | Path, *,
                    measures: list[str] | None = None, baseline: str | None = None,
                    qrels: str | None = None, warehouse_label: str = "irw.duckdb", seed: int = 1,
                    scatter: tuple[str, str] | None = None, tie_rule: str = "ge",
-                   settings=None, report=None) -> dict:
+                   settings=None, report=None, store: bool = True) -> dict:
     """The report page's data (shown by serve.pages.report_page): its facts and sections;
     figures and queries are written under out_dir. `scatter` = two measures whose
     per-run means are plotted against each other (e.g. D-nDCG@10 and I-rec@10 for a diversity
     campaign). `settings`: evaluation settings (engine.settings.EvalSettings) over the
-    campaign's profile; `report(text)` is told which option set the scores come from."""
+    campaign's profile; `report(text)` is told which option set the scores come from.
+    `store=False`: read stored scores only (the live page): a missing one is an error."""
     runs = wh.con.execute("""SELECT r.name FROM run r JOIN campaign c USING (campaign_id)
                              WHERE c.name = ? ORDER BY r.name""", [campaign]).fetchall()
     if not runs:
@@ -253,7 +254,8 @@ def report_context(wh, campaign: str, out_dir: str | Path, *,
     if scope.ranked:
         specs = scope.ranked_specs + [spec for spec in scatter or () if spec not in scope.text]
         qrels_name, options = ensure_scores(wh, campaign, scope.qrels,
-                                            specs + [PR_SPEC, *RANK_SPECS], settings, report)
+                                            specs + [PR_SPEC, *RANK_SPECS], settings, report,
+                                            store=store)
         from ..options import parse_described
         flags = parse_described(options).flags() or "trec_eval's defaults"
     filed = {n: scope.text.get(n, (qrels_name, options))
@@ -398,7 +400,7 @@ def report_context(wh, campaign: str, out_dir: str | Path, *,
     if scope.ranked and baseline in scope.ranked_runs:
         from .online import online_sections  # precision histogram, click logs
         sections += online_sections(wh, campaign, qrels_name, baseline, figures,
-                                    warehouse_label, options)
+                                    warehouse_label, options, store=store)
     else:
         sections.append(online_note(baseline, scope.ranked))
     return {"title": f"Report: {campaign}", "campaign": campaign, "facts": meta,

@@ -38,9 +38,11 @@ def _histogram(rows: list[dict], baseline: str, folder: Path) -> str:
 
 
 def online_sections(wh, campaign: str, qrels: str, baseline: str, folder: Path,
-                    warehouse_label: str, options: str | None = None) -> list[parts.Section]:
+                    warehouse_label: str, options: str | None = None,
+                    store: bool = True) -> list[parts.Section]:
     out = []
-    _, options = ensure_scores(wh, campaign, qrels, ["Rprec"], options_text=options)
+    _, options = ensure_scores(wh, campaign, qrels, ["Rprec"], options_text=options,
+                                store=store)
     (rprec,) = measure_names(["Rprec"])
     hist = Query("precision_histogram", HISTOGRAM_SQL,
                  {"baseline": baseline, "measure": rprec, "campaign": campaign,

@@ -481,7 +481,7 @@ def report_page(wh, params) -> dict:
         return report_view(report_context(
             wh, campaign, folder, measures=measures, baseline=_one(params, "baseline"),
             qrels=_one(params, "qrels"), warehouse_label=PLACEHOLDER,
-            seed=_int(params, "seed", 1)))
+            seed=_int(params, "seed", 1), store=False))
 
 
 def report_view(context: dict) -> dict:

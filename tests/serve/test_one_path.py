@@ -38,6 +38,10 @@ def _report_body(html: str) -> str:
 @pytest.mark.slow
 def test_written_pages_are_the_served_pages(served, tmp_path):
     out = tmp_path / "report"
+    with serving(served) as (base, _):      # read-only: the live report reads stored scores
+        status, _, page = get(base, "/report?c=sample&m=recip_rank")
+    assert status == 400 and "is not stored for every run" in unescape(page.decode())
+    assert "irw report -C sample" in unescape(page.decode())
     irw("report", "-C", "sample", "-m", "map", "--baseline", "STANDARD", "-o", out,
         "-w", served)
     with serving(served) as (base, _):
