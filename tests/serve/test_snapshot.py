@@ -24,6 +24,7 @@ def test_report_writes_the_workspace_pages(served, tmp_path):
         text = page.read_text(encoding="utf-8")
         assert "<form" not in text, page.name                 # nothing to submit to
         assert "<img src=x" not in text, page.name            # a stored name is text
+        assert "http://" not in text and "https://" not in text, page.name   # no network
         for href in re.findall(r'href="([^"]+)"', text):
             assert (folder / href).is_file(), (page.name, href)    # every link resolves
     board = (folder / "leaderboard.html").read_text(encoding="utf-8")
