@@ -225,25 +225,12 @@ def _pair(text: str | None) -> tuple[str, str] | None:
     raise IrwError(f"--scatter needs two measures 'X,Y', got {text!r}")
 
 
-def _workspace_pages(wh, campaign, out, measures, baseline, settings):
-    """The campaign's pages of `irw serve` written under out/pages (serve.snapshot); a
-    campaign they cannot show (no ranked runs) gets a note instead."""
-    from ..errors import IrwError
-    from ..serve.snapshot import write_pages
-    try:
-        return write_pages(wh, campaign, Path(out) / "pages", measures=measures,
-                           baseline=baseline, qrels=settings.qrels)
-    except IrwError as exc:
-        note(f"irw: note: the workspace's pages were not written: {exc}")
-        return None
-
-
 @app.command("report")
 @evaluation_options()
 def report_cmd(
     campaign: Campaign,
-    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for report.html, figures/ "
-                   "and queries/.")],
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder for report.html (irw "
+                   "serve's report page; its other pages beside it), figures/ and queries/.")],
     measure: Annotated[list[str] | None, typer.Option("--measure", "-m", help="Measure; "
                        "repeatable; the first one drives the plots. Default: map, P.10, "
                        "ndcg_cut.10. ROUGE and nugget scores by their stored names "
@@ -259,22 +246,19 @@ def report_cmd(
     warehouse: WarehouseOpt = None,
     *, settings,
 ):
-    """Write a self-contained HTML report of a campaign (plots as PNG/SVG too).
+    """Write the HTML report of a campaign: irw serve's pages as files (plots as PNG/SVG too).
 
     Missing scores are evaluated and stored first, under the campaign's evaluation profile
     (`irw campaign set`) unless the evaluation options say otherwise; stderr names the option
     set used."""
     def body():
         from ..api import Warehouse
-        from ..report.campaign import campaign_report
+        from ..serve.snapshot import write_report
         path = _warehouse_path(warehouse)
         with Warehouse(path, create=False) as wh:
-            html_path = campaign_report(wh, campaign, out, measures=measure, baseline=baseline,
-                                        warehouse_label=path, seed=seed,
-                                        scatter=_pair(scatter), tie_rule=tie_rule.value,
-                                        settings=settings, report=note)
-            pages = _workspace_pages(wh, campaign, out, measure, baseline, settings)
-        typer.echo(f"report written to {html_path}")
-        if pages is not None:
-            typer.echo(f"the workspace's pages (irw serve's) written to {pages}")
+            html_path = write_report(wh, campaign, out, measures=measure, baseline=baseline,
+                                     warehouse_label=path, seed=seed, scatter=_pair(scatter),
+                                     tie_rule=tie_rule.value, settings=settings, note=note)
+        typer.echo(f"report written to {html_path} (with the campaign's other pages of "
+                   "irw serve beside it)")
     _guard(body)

@@ -1,8 +1,11 @@
-"""`irw report`: a self-contained HTML report of a campaign, with its figures as PNG and SVG.
+"""`irw report`: the report of a campaign, with its figures as PNG and SVG: what the workspace's
+report page (/report of `irw serve`) shows, computed here as data (report/sections.py) and
+rendered by the workspace (serve.pages.report_page); `irw report` writes that page as
+report.html beside the campaign's other workspace pages (serve.snapshot.write_report).
 
 Every table and figure is drawn from one SQL query over the analyst views; the query is shown
-beside it (in a <details> block, with its parameters written in as literals, ready for
-`irw sql -f`) and saved under queries/, so every number can be reproduced.
+beside it (with its parameters written in as literals, ready for `irw sql -f`) and saved under
+queries/, so every number can be reproduced.
 
 Contents: per-run means with t-based 95% confidence intervals; a per-topic heat map (runs x
 topics); 11-point interpolated precision-recall curves (from the stored iprec_at_recall
@@ -16,13 +19,12 @@ scores are read by their stored names, each under the set and options it is file
 
 from __future__ import annotations
 
-import html
 from datetime import datetime, timezone
 from pathlib import Path
 
 from ..errors import WarehouseError
-from . import html as parts
-from .html import Query
+from . import sections as parts
+from .query import Query, shell_word, warehouse_word
 from .plots import (
     complete_matrix,
     plot_asl,
@@ -163,13 +165,13 @@ def pick_baseline(con, query: Query) -> str:
     return ranked[(len(ranked) - 1) // 2]
 
 
-def tukey_html(rows: list[dict], measure: str, *, seed: int, B: int = 5000,
-               tie_rule: str = "ge") -> str | None:
+def tukey_table(rows: list[dict], measure: str, *, seed: int, B: int = 5000,
+                tie_rule: str = "ge") -> dict | None:
     """All pairs of runs under the randomised Tukey HSD test of irwarehouse.stats, on the
-    topics every run has (the heat map query's values), as an HTML table that fits the page:
-    runs numbered and sorted by mean (best first), only the upper triangle (row minus column,
-    so every difference is >= 0), three decimals, significant pairs in bold. None when there
-    are fewer than two runs or two topics."""
+    topics every run has (the heat map query's values), as a table that fits the page: runs
+    numbered and sorted by mean (best first), only the upper triangle (row minus column, so
+    every difference is >= 0), three decimals, significant pairs marked. None when there are
+    fewer than two runs or two topics."""
     from ..stats import compare_all
     from ..writers.comparison import MARKERS, identical_note
     matrix = complete_matrix(rows, measure)
@@ -183,73 +185,55 @@ def tukey_html(rows: list[dict], measure: str, *, seed: int, B: int = 5000,
     for pair in comparison.pairs:
         cell[(pair.run_a, pair.run_b)] = (pair.delta, pair.p_adjusted)
         cell[(pair.run_b, pair.run_a)] = (0.0 - pair.delta, pair.p_adjusted)
-    esc = html.escape
-    head = ("<tr><th>#</th><th class=l>run</th><th>mean</th>"
-            + "".join(f"<th>{j + 1}</th>" for j in range(1, len(runs))) + "</tr>")
     body = []
-    for i, run in enumerate(runs[:-1]):
+    for i, run in enumerate(runs):
         cells = []
         for j in range(1, len(runs)):
             if j <= i:
-                cells.append("<td></td>")
+                cells.append(None)
                 continue
             delta, p = cell[(run, runs[j])]
-            stars = next((m for level, m in MARKERS if p < level), "")
-            sig = ' class="sig"' if p < comparison.alpha else ""
-            cells.append(f"<td{sig} title=\"{esc(run)} − {esc(runs[j])}: p = {p:.4f}\">"
-                         f"{delta:+.3f}<sup>{stars}</sup></td>")
-        body.append(f"<tr><td>{i + 1}</td><td class=l>{esc(run)}</td>"
-                    f"<td>{means[run]:.4f}</td>{''.join(cells)}</tr>")
-    last = runs[-1]
-    body.append(f"<tr><td>{len(runs)}</td><td class=l>{esc(last)}</td>"
-                f"<td>{means[last]:.4f}</td>" + "<td></td>" * (len(runs) - 1) + "</tr>")
+            cells.append({"text": f"{delta:+.3f}", "p": f"{p:.4f}", "against": runs[j],
+                          "stars": next((m for level, m in MARKERS if p < level), ""),
+                          "sig": p < comparison.alpha})
+        body.append({"number": i + 1, "run": run, "mean": f"{means[run]:.4f}",
+                     "cells": cells})
     rule = ", tie rule gt (range > |difference|)" if comparison.tie_rule == "gt" else ""
-    notes = [f"{esc(measure)}: randomised Tukey HSD, B = {comparison.B}, seed = "
+    notes = [f"{measure}: randomised Tukey HSD, B = {comparison.B}, seed = "
              f"{comparison.seed}{rule}; {comparison.n_topics} topics, {comparison.n_runs} runs. "
              "Runs sorted by mean; column numbers are the rows' numbers; row minus column; "
              "* p < 0.05, ** p < 0.01, *** p < 0.001; bold: significant at α = "
-             f"{comparison.alpha:g}.", *map(esc, identical_note(comparison))]
-    return (f"<div class=wide><table class=pairs>{head}{''.join(body)}</table></div>"
-            + "".join(f"<p>{n}</p>" for n in notes))
+             f"{comparison.alpha:g}.", *identical_note(comparison)]
+    return {"columns": list(range(2, len(runs) + 1)), "rows": body, "notes": notes}
 
 
-# -- HTML ----------------------------------------------------------------------------------------
-def _run_table(rows: list[dict], measures: list[str]) -> str:
-    """Runs x measures: mean and [ci_low, ci_high]."""
+def _run_rows(rows: list[dict], measures: list[str]) -> list[dict]:
+    """Runs x measures: mean and [ci_low, ci_high], best first by the first measure."""
     by_run: dict[str, dict] = {}
     for r in rows:
-        entry = by_run.setdefault(r["run"], {"team": r["team"], "n": r["num_topics"]})
-        entry[r["measure"]] = r
+        entry = by_run.setdefault(r["run"], {"run": r["run"], "team": r["team"],
+                                             "topics": r["num_topics"]})
+        entry[f"{r['measure']} mean [95% CI]"] = (
+            f"{r['mean']:.4f} [{r['ci_low']:.4f}, {r['ci_high']:.4f}]"
+            if r["mean"] is not None and r["ci_low"] is not None else
+            (f"{r['mean']:.4f}" if r["mean"] is not None else None))
     first = measures[0]
-    order = sorted(by_run, key=lambda run: -(by_run[run].get(first, {}).get("mean") or 0))
-    head = "<th class=l>run</th><th class=l>team</th><th>topics</th>" + "".join(
-        f"<th>{html.escape(m)} mean [95% CI]</th>" for m in measures)
-    body = []
-    for run in order:
-        e = by_run[run]
-        cells = []
-        for m in measures:
-            r = e.get(m)
-            cells.append("<td>–</td>" if r is None else
-                         f"<td>{parts.num(r['mean'])} [{parts.num(r['ci_low'])}, "
-                         f"{parts.num(r['ci_high'])}]</td>")
-        body.append(f"<tr><td class=l>{html.escape(run)}</td><td class=l>"
-                    f"{html.escape(e['team'] or '')}</td><td>{e['n']}</td>{''.join(cells)}</tr>")
-    return f"<table><tr>{head}</tr>{''.join(body)}</table>"
+    return sorted(by_run.values(), key=lambda e: (-(next(
+        (r["mean"] for r in rows if r["run"] == e["run"] and r["measure"] == first), 0) or 0)))
 
 
 # -- the report ----------------------------------------------------------------------------------
-def campaign_report(wh, campaign: str, out_dir: str | Path, *, measures: list[str] | None = None,
-                 baseline: str | None = None, qrels: str | None = None,
-                 warehouse_label: str = "irw.duckdb", seed: int = 1,
-                 scatter: tuple[str, str] | None = None, tie_rule: str = "ge",
-                 settings=None, report=None) -> Path:
-    """Write out_dir/report.html (self-contained), figures/*.png|svg and queries/*.sql.
-    Evaluates (and stores) measures the warehouse lacks. `scatter` = two measures whose
+def report_context(wh, campaign: str, out_dir: str | Path, *,
+                   measures: list[str] | None = None, baseline: str | None = None,
+                   qrels: str | None = None, warehouse_label: str = "irw.duckdb", seed: int = 1,
+                   scatter: tuple[str, str] | None = None, tie_rule: str = "ge",
+                   settings=None, report=None, store: bool = True) -> dict:
+    """The report page's data (shown by serve.pages.report_page): its facts and sections;
+    figures and queries are written under out_dir. `scatter` = two measures whose
     per-run means are plotted against each other (e.g. D-nDCG@10 and I-rec@10 for a diversity
     campaign). `settings`: evaluation settings (engine.settings.EvalSettings) over the
-    campaign's profile; `report(text)` is told which option set the scores come from. Returns
-    the HTML path."""
+    campaign's profile; `report(text)` is told which option set the scores come from.
+    `store=False`: read stored scores only (the live page): a missing one is an error."""
     runs = wh.con.execute("""SELECT r.name FROM run r JOIN campaign c USING (campaign_id)
                              WHERE c.name = ? ORDER BY r.name""", [campaign]).fetchall()
     if not runs:
@@ -270,7 +254,8 @@ def campaign_report(wh, campaign: str, out_dir: str | Path, *, measures: list[st
     if scope.ranked:
         specs = scope.ranked_specs + [spec for spec in scatter or () if spec not in scope.text]
         qrels_name, options = ensure_scores(wh, campaign, scope.qrels,
-                                            specs + [PR_SPEC, *RANK_SPECS], settings, report)
+                                            specs + [PR_SPEC, *RANK_SPECS], settings, report,
+                                            store=store)
         from ..options import parse_described
         flags = parse_described(options).flags() or "trec_eval's defaults"
     filed = {n: scope.text.get(n, (qrels_name, options))
@@ -315,99 +300,102 @@ def campaign_report(wh, campaign: str, out_dir: str | Path, *, measures: list[st
     images["asl"] = plot_asl({m: [{"run": r, "topic": t, "value": v} for r, t, v in rows]
                                   for m, rows in per_measure.items()}, figures, seed=seed)
     num_topics = len({r["topic"] for r in data["heatmap"]})
-    tukey = tukey_html(data["heatmap"], first, seed=seed, tie_rule=tie_rule)
+    tukey = tukey_table(data["heatmap"], first, seed=seed, tie_rule=tie_rule)
     # the commands shown work from any folder (absolute paths); the header names the warehouse
     # as it was given
-    on = f"-w {parts.shell_word(parts.absolute(warehouse_label))}"
+    on = f"-w {warehouse_word(warehouse_label)}"
     rule_py, rule_cli = ((", tie_rule='gt'", " --tie-rule gt") if tie_rule == "gt" else ("", ""))
-    esc = html.escape
     meta = {
-        "qrels": esc(qrels_name or "– (no ranked run)"),
-        "evaluation options": f"<code>{esc(flags or '–')}</code>",
+        "qrels": qrels_name or "– (no ranked run)",
+        "evaluation options": flags or "–",
         **text_facts(scope.text),
-        "runs / topics": f"{len(runs)} / {num_topics}", "measures": esc(", ".join(names)),
-        "baseline": esc(baseline), "warehouse": esc(warehouse_label),
+        "runs / topics": f"{len(runs)} / {num_topics}", "measures": ", ".join(names),
+        "baseline": baseline, "warehouse": warehouse_label,
         "generated": f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M UTC}",
     }
 
-    def sql(name: str) -> str:
-        return parts.sql_block(queries[name], warehouse_label)
+    def sql(name: str) -> dict:
+        return parts.sql(queries[name], warehouse_label)
 
     sig_columns = ["measure", "run", "num_topics", "mean_delta", "ci_low", "ci_high", "t",
                    "significant", "wins", "losses", "ties"]
-    deltas_img = (parts.img(images["deltas"], "per-topic differences", "deltas")
-                  if images["deltas"] else "<p>(no other run)</p>")
+    deltas_img = (parts.figure(images["deltas"], "per-topic differences", "deltas")
+                  if images["deltas"] else parts.note("(no other run)"))
+    S = parts.Section
     sections = [
-        parts.section("Runs: means with 95% confidence intervals",
-                 "Mean over topics and the t-based 95% interval mean ± t(0.975, n−1)·sd/√n "
-                 "(view <code>run_mean_ci</code>). Sorted by the first measure.",
-                 _run_table(data["run_means"], names), sql("run_means"),
-                 parts.img(images["means"], f"means of {first}", "means_ci")),
+        S("Runs: means with 95% confidence intervals",
+          "Mean over topics and the t-based 95% interval mean ± t(0.975, n−1)·sd/√n "
+          "(view run_mean_ci). Sorted by the first measure.",
+          [parts.table("run_means", _run_rows(data["run_means"], names),
+                       ["run", "team", "topics"] + [f"{m} mean [95% CI]" for m in names],
+                       links=("run",)),
+           sql("run_means"), parts.figure(images["means"], f"means of {first}", "means_ci")]),
         *([text_section(data["text_scores"], sql("text_scores"))] if scope.text else []),
-        parts.section(f"Per-topic heat map ({esc(first)})",
-                 "Runs (best on top) by topics (hardest first).",
-                 parts.img(images["heatmap"], "heat map", "heatmap"), sql("heatmap")),
+        S(f"Per-topic heat map ({first})", "Runs (best on top) by topics (hardest first).",
+          [parts.figure(images["heatmap"], "heat map", "heatmap"), sql("heatmap")]),
         *([
-            parts.section("Precision-recall curves (11-point interpolated)",
-                     "Mean interpolated precision at recall 0.0, 0.1, …, 1.0 (trec_eval "
-                     "<code>iprec_at_recall</code>).",
-                     parts.img(images["pr"], "precision-recall curves", "pr_curves"),
-                     parts.table(_pr_pivot(data["pr_curves"]),
-                            ["run"] + [f"{x / 10:.1f}" for x in range(11)]),
-                     sql("pr_curves")),
-            parts.section("Precision and nDCG by rank cutoff",
-                     "Mean P@k and nDCG@k at trec_eval's cutoffs 5 … 1000 (log scale).",
-                     parts.img(images["by_rank"], "P@k and nDCG@k by cutoff", "by_rank"),
-                     sql("by_rank")),
-            parts.section("Cumulated gain curves by rank (Järvelin & Kekäläinen, ACM TOIS 2002)",
-                     "Mean DCG (Jarvelin-Kekalainen, log base 2, no discount before rank 2) and "
-                     "nDCG as mean DCG over mean ideal DCG at ranks 1-20; gains are the levels.",
-                     parts.img(images["cg"], "DCG and nDCG curves", "cg_curves"),
-                     parts.python_block(f"Warehouse.cg_curves({campaign!r}, qrels={qrels_name!r}, "
-                                   "depth=20, average=True); in SQL after the evaluation context "
-                                   "is built: SELECT * FROM cg_curve_mean(MAP {}, 20, 2, 'jk')"))]
+            S("Precision-recall curves (11-point interpolated)",
+              "Mean interpolated precision at recall 0.0, 0.1, …, 1.0 (trec_eval "
+              "iprec_at_recall).",
+              [parts.figure(images["pr"], "precision-recall curves", "pr_curves"),
+               parts.table("pr_curves", _pr_pivot(data["pr_curves"]),
+                           ["run"] + [f"{x / 10:.1f}" for x in range(11)],
+                           links=("run",)),
+               sql("pr_curves")]),
+            S("Precision and nDCG by rank cutoff",
+              "Mean P@k and nDCG@k at trec_eval's cutoffs 5 … 1000 (log scale).",
+              [parts.figure(images["by_rank"], "P@k and nDCG@k by cutoff", "by_rank"),
+               sql("by_rank")]),
+            S("Cumulated gain curves by rank (Järvelin & Kekäläinen, ACM TOIS 2002)",
+              "Mean DCG (Jarvelin-Kekalainen, log base 2, no discount before rank 2) and "
+              "nDCG as mean DCG over mean ideal DCG at ranks 1-20; gains are the levels.",
+              [parts.figure(images["cg"], "DCG and nDCG curves", "cg_curves"),
+               parts.how(f"Warehouse.cg_curves({campaign!r}, qrels={qrels_name!r}, "
+                         "depth=20, average=True); in SQL after the evaluation context "
+                         "is built: SELECT * FROM cg_curve_mean(MAP {}, 20, 2, 'jk')")])]
           if scope.ranked else [ranked_note(campaign)]),
-        parts.section("ASL curves (discriminative power)",
-                 "Achieved significance level of every run pair under the paired bootstrap "
-                 "(B = 1000), pairs sorted by ASL, one curve per measure; curves lower down "
-                 "mean a more discriminative measure (Sakai, PROMISE 2014, Fig 16). Needs 3 "
-                 "runs or more.",
-                 parts.img(images["asl"], "ASL curves", "asl_curves") if images["asl"]
-                 else "<p>(fewer than three runs)</p>",
-                 parts.python_block(f"irw meta discpower {on} -C {campaign} "
-                               + " ".join(f"-m {n}" for n in names)
-                               + f" --test bootstrap -B 1000 --seed {seed}")),
-        *([parts.section(f"{esc(scatter_names[0][0])} against {esc(scatter_names[1][0])}",
-                    "Per-run means of two measures.",
-                    parts.img(images["scatter"], "scatter of two measures", "scatter"),
-                    parts.table(data["scatter"], ["run", "x", "y"]), sql("scatter"))]
+        S("ASL curves (discriminative power)",
+          "Achieved significance level of every run pair under the paired bootstrap "
+          "(B = 1000), pairs sorted by ASL, one curve per measure; curves lower down "
+          "mean a more discriminative measure (Sakai, PROMISE 2014, Fig 16). Needs 3 "
+          "runs or more.",
+          [parts.figure(images["asl"], "ASL curves", "asl_curves") if images["asl"]
+           else parts.note("(fewer than three runs)"),
+           parts.how(f"irw meta discpower {on} -C {campaign} "
+                     + " ".join(f"-m {n}" for n in names)
+                     + f" --test bootstrap -B 1000 --seed {seed}")]),
+        *([S(f"{scatter_names[0][0]} against {scatter_names[1][0]}",
+             "Per-run means of two measures.",
+             [parts.figure(images["scatter"], "scatter of two measures", "scatter"),
+              parts.table("scatter", data["scatter"], ["run", "x", "y"],
+                          links=("run",)),
+              sql("scatter")])]
           if scatter_names else []),
-        parts.section(f"Per-topic differences against {esc(baseline)} ({esc(first)})",
-                 "One bar per topic: run − baseline, topics sorted by the difference "
-                 "(macro <code>run_delta</code>).", deltas_img, sql("deltas")),
-        parts.section(f"Significance against {esc(baseline)}",
-                 "Paired t test on the per-topic differences, two-sided, α = 0.05, no "
-                 "correction for multiple comparisons: bold rows have a 95% interval of the "
-                 "mean difference that excludes 0. wins/losses/ties count topics.",
-                 parts.table(data["significance"], sig_columns, highlight="significant"),
-                 baseline_note(data["run_means"], names, baseline), sql("significance")),
-        parts.section(f"All pairs of runs: randomised Tukey HSD ({esc(first)})",
-                 "irwarehouse.stats (<code>irw compare --test tukey</code>) on the topics "
-                 "every run has; the values are the heat map query's.",
-                 tukey or "<p>(not available)</p>",
-                 parts.python_block(f"compare_all(values, runs, test='tukey', B=5000, rng={seed}"
-                               f"{rule_py}) on the matrix of queries/heatmap.sql; the same as: "
-                               f"irw compare {on} -C {campaign} -m {first} "
-                               + (f"--qrels {parts.shell_word(qrels_name)} " if qrels_name
-                                  else "")
-                               + f"--test tukey -B 5000 --seed {seed}{rule_cli}")),
-        parts.section(f"Hardest topics ({esc(first)})",
-                 "The ten topics with the lowest mean over runs (view "
-                 "<code>topic_difficulty</code>).",
-                 parts.table(data["hard_topics"], ["topic", "title", "num_runs", "mean", "sd",
-                                              "min", "median", "max"],
-                             left=("topic", "title")),
-                 sql("hard_topics")),
+        S(f"Per-topic differences against {baseline} ({first})",
+          "One bar per topic: run − baseline, topics sorted by the difference "
+          "(macro run_delta).", [deltas_img, sql("deltas")]),
+        S(f"Significance against {baseline}",
+          "Paired t test on the per-topic differences, two-sided, α = 0.05, no "
+          "correction for multiple comparisons: marked rows have a 95% interval of the "
+          "mean difference that excludes 0. wins/losses/ties count topics.",
+          [parts.table("significance", data["significance"], sig_columns,
+                       highlight="significant", links=("run",)),
+           *baseline_note(data["run_means"], names, baseline), sql("significance")]),
+        S(f"All pairs of runs: randomised Tukey HSD ({first})",
+          "irwarehouse.stats (irw compare --test tukey) on the topics every run has; the "
+          "values are the heat map query's.",
+          [{"pairs": tukey} if tukey else parts.note("(not available)"),
+           parts.how(f"compare_all(values, runs, test='tukey', B=5000, rng={seed}"
+                     f"{rule_py}) on the matrix of queries/heatmap.sql; the same as: "
+                     f"irw compare {on} -C {campaign} -m {first} "
+                     + (f"--qrels {shell_word(qrels_name)} " if qrels_name else "")
+                     + f"--test tukey -B 5000 --seed {seed}{rule_cli}")]),
+        S(f"Hardest topics ({first})",
+          "The ten topics with the lowest mean over runs (view topic_difficulty).",
+          [parts.table("hard_topics", data["hard_topics"],
+                       ["topic", "title", "num_runs", "mean", "sd", "min", "median", "max"],
+                       links=("topic",)),
+           sql("hard_topics")]),
     ]
     from .metadata import metadata_section  # the runs' ir_metadata, when they have some
     described = metadata_section(wh.con, campaign)
@@ -416,13 +404,12 @@ def campaign_report(wh, campaign: str, out_dir: str | Path, *, measures: list[st
     if scope.ranked and baseline in scope.ranked_runs:
         from .online import online_sections  # precision histogram, click logs
         sections += online_sections(wh, campaign, qrels_name, baseline, figures,
-                                    warehouse_label, options)
+                                    warehouse_label, options, store=store)
     else:
         sections.append(online_note(baseline, scope.ranked))
-    text = parts.page(f"irw report: {campaign}", f"Campaign {campaign}", meta, sections)
-    path = out / "report.html"
-    path.write_text(text, encoding="utf-8")
-    return path
+    return {"title": f"Report: {campaign}", "campaign": campaign, "facts": meta,
+            "sections": sections, "measures": names, "baseline": baseline,
+            "qrels_name": qrels_name}
 
 
 def _pr_pivot(rows: list[dict]) -> list[dict]:

@@ -5,12 +5,11 @@ and, when the campaign has session logs, a summary of each log's clicks."""
 
 from __future__ import annotations
 
-import html
 from pathlib import Path
 
 from ..writers.figures import save_pair
-from . import html as parts
-from .html import Query
+from . import sections as parts
+from .query import Query
 from .plots import delta_bars
 from .scores import ensure_scores, measure_names
 
@@ -39,9 +38,11 @@ def _histogram(rows: list[dict], baseline: str, folder: Path) -> str:
 
 
 def online_sections(wh, campaign: str, qrels: str, baseline: str, folder: Path,
-                    warehouse_label: str, options: str | None = None) -> list[str]:
+                    warehouse_label: str, options: str | None = None,
+                    store: bool = True) -> list[parts.Section]:
     out = []
-    _, options = ensure_scores(wh, campaign, qrels, ["Rprec"], options_text=options)
+    _, options = ensure_scores(wh, campaign, qrels, ["Rprec"], options_text=options,
+                                store=store)
     (rprec,) = measure_names(["Rprec"])
     hist = Query("precision_histogram", HISTOGRAM_SQL,
                  {"baseline": baseline, "measure": rprec, "campaign": campaign,
@@ -52,16 +53,16 @@ def online_sections(wh, campaign: str, qrels: str, baseline: str, folder: Path,
     for r in rows:
         w = wins.setdefault(r["run"], {"run": r["run"], "better": 0, "worse": 0, "same": 0})
         w["better" if r["delta"] > 0 else "worse" if r["delta"] < 0 else "same"] += 1
-    out.append(parts.section(
-        f"Precision histogram against {html.escape(baseline)}",
-        "RP<sub>A/B</sub>(i) = RP<sub>A</sub>(i) − RP<sub>B</sub>(i), the R-precision of each "
-        "run minus the baseline's for each query, in query order (Baeza-Yates & Ribeiro-Neto, "
-        "Modern Information Retrieval, 2011, ch. 4): bars above 0 are queries where the run "
-        "is better.",
-        parts.img(_histogram(rows, baseline, folder), "precision histogram",
-             "precision_histogram") if rows else "<p>(no other run)</p>",
-        parts.table(list(wins.values()), ["run", "better", "worse", "same"]),
-        parts.sql_block(hist, warehouse_label)))
+    out.append(parts.Section(
+        f"Precision histogram against {baseline}",
+        "RP_A/B(i) = RP_A(i) − RP_B(i), the R-precision of each run minus the baseline's for "
+        "each query, in query order (Baeza-Yates & Ribeiro-Neto, Modern Information "
+        "Retrieval, 2011, ch. 4): bars above 0 are queries where the run is better.",
+        [parts.figure(_histogram(rows, baseline, folder), "precision histogram",
+                      "precision_histogram") if rows else parts.note("(no other run)"),
+         parts.table("precision_histogram", list(wins.values()),
+                     ["run", "better", "worse", "same"]),
+         parts.sql(hist, warehouse_label)]))
     has_clicks = wh.con.execute("""
         SELECT count(*) FROM session_log l JOIN campaign c USING (campaign_id)
         WHERE c.name = ? AND l.has_clicked""", [campaign]).fetchone()[0]
@@ -70,14 +71,14 @@ def online_sections(wh, campaign: str, qrels: str, baseline: str, folder: Path,
         install_macros(wh.con)
         clicks = Query("click_summary", CLICKS_SQL, {"campaign": campaign})
         clicks.save(folder.parent / "queries")
-        out.append(parts.section(
+        out.append(parts.Section(
             "Click logs",
             "Per session log (system): sessions, query impressions, clickthrough rate "
             "(clicked / shown results), abandonment (queries without a click), clicks per "
             "query, mean clickthrough rank and mean time to first click (seconds from the "
             "session start) over the impressions with a click.",
-            parts.table(clicks.rows(wh.con), ["run", "sessions", "queries", "ctr", "abandonment",
-                                         "clicks_per_query", "mean_click_rank",
-                                         "time_to_first_click"]),
-            parts.sql_block(clicks, warehouse_label)))
+            [parts.table("click_summary", clicks.rows(wh.con),
+                         ["run", "sessions", "queries", "ctr", "abandonment",
+                          "clicks_per_query", "mean_click_rank", "time_to_first_click"]),
+             parts.sql(clicks, warehouse_label)]))
     return out

@@ -10,13 +10,12 @@ a note when the campaign has no ranked run."""
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass, field
 
 from ..errors import MeasureError, WarehouseError
 from ..request.evaluation import score_name
-from . import html as parts
-from .html import Query
+from . import sections as parts
+from .query import Query
 from .scores import measure_names, ranked_runs
 
 # qrels rows that hold reference texts (irw ingest texts), gold nuggets (irw ingest nuggets) or
@@ -143,50 +142,50 @@ def text_scores_query(campaign: str, text: dict[str, tuple[str, str]]) -> Query:
                               "scores": [[m, q, o] for m, (q, o) in text.items()]})
 
 
-def text_section(rows: list[dict], sql: str) -> str:
-    return parts.section(
+def text_section(rows: list[dict], sql: dict) -> parts.Section:
+    return parts.Section(
         "Text outputs: ROUGE and nugget scores",
-        "Scores of text outputs as stored by <code>irw rouge</code> (family rouge: the "
-        "per-evaluation R, P and F of ROUGE-1.5.5, rounded to 5 decimals as it prints them) "
-        "and <code>irw nuggets --store</code> (family nuggets), each filed under the reference "
-        "set or nugget set it was computed against and ROUGE's options. A run's mean is the "
-        "plain mean over topics (ROUGE's own Average_X is a bootstrap mean: docs/texts.md).",
-        parts.table(rows, ["measure", "family", "filed_under", "options", "runs", "topics"],
-                    left=("measure", "family", "filed_under", "options")), sql)
+        "Scores of text outputs as stored by irw rouge (family rouge: the per-evaluation R, P "
+        "and F of ROUGE-1.5.5, rounded to 5 decimals as it prints them) and irw nuggets "
+        "--store (family nuggets), each filed under the reference set or nugget set it was "
+        "computed against and ROUGE's options. A run's mean is the plain mean over topics "
+        "(ROUGE's own Average_X is a bootstrap mean: docs/texts.md).",
+        [parts.table("text_scores", rows, ["measure", "family", "filed_under", "options",
+                                           "runs", "topics"]), sql])
 
 
 def text_facts(text: dict[str, tuple[str, str]]) -> dict[str, str]:
     """The report's header line for text scores: each one's set and options."""
     if not text:
         return {}
-    return {"text scores (set, options)": html.escape("; ".join(
-        f"{m} ({q}{', ' + o if o else ''})" for m, (q, o) in text.items()))}
+    return {"text scores (set, options)": "; ".join(
+        f"{m} ({q}{', ' + o if o else ''})" for m, (q, o) in text.items())}
 
 
-def ranked_note(campaign: str) -> str:
-    return parts.section(
+def ranked_note(campaign: str) -> parts.Section:
+    return parts.Section(
         "Curves of ranked runs: not in this report",
-        f"Campaign {html.escape(campaign)} has no ranked runs (text outputs only), so the "
+        f"Campaign {campaign} has no ranked runs (text outputs only), so the "
         "precision-recall curves, precision and nDCG by rank cutoff and cumulated gain "
         "curves, which are drawn from ranked lists and relevance judgments, are left out.")
 
 
-def baseline_note(run_means: list[dict], names: list[str], baseline: str) -> str:
+def baseline_note(run_means: list[dict], names: list[str], baseline: str) -> list[dict]:
     """Measures the baseline has no scores of (in a campaign of ranked runs and text outputs,
     a text run has no ranked scores and a ranked run no ROUGE scores): no pairs for them."""
     have = {r["measure"] for r in run_means if r["run"] == baseline}
     lacking = [m for m in names if m not in have]
     if not lacking:
-        return ""
-    return (f"<p>{html.escape(baseline)} has no {html.escape(', '.join(lacking))} scores, so "
-            "these measures have no rows here (ranked runs and text outputs are different "
-            "runs): choose a baseline that has them with --baseline.</p>")
+        return []
+    return [parts.note(f"{baseline} has no {', '.join(lacking)} scores, so these measures "
+                       "have no rows here (ranked runs and text outputs are different runs): "
+                       "choose a baseline that has them with --baseline.")]
 
 
-def online_note(baseline: str, ranked: bool) -> str:
-    why = (f"the baseline {html.escape(baseline)} is not a ranked run; give a ranked run "
-           "with --baseline" if ranked else "the campaign has no ranked runs")
-    return parts.section(
+def online_note(baseline: str, ranked: bool) -> parts.Section:
+    why = (f"the baseline {baseline} is not a ranked run; give a ranked run with --baseline"
+           if ranked else "the campaign has no ranked runs")
+    return parts.Section(
         "Precision histogram and click logs: not in this report",
         "The online sections (the precision histogram, which compares the R-precision of "
         f"ranked runs with a ranked baseline's, and the click-log summary) need ranked runs, "

@@ -52,8 +52,17 @@ def environment() -> Environment:
 ENV = environment()
 
 
+def page_text(name: str, context: dict) -> str:
+    """A page as HTML: the one rendering of every page, served by `irw serve` and written by
+    `irw report` (serve.snapshot). Unsafe characters of names or values (right-to-left
+    overrides, zero-width characters, terminal escapes: failures.unsafe) are shown escaped,
+    not obeyed."""
+    from ..failures import escaped
+    return escaped(ENV.get_template(name).render(**context), keep="\n\t\r")
+
+
 def render(name: str, context: dict, status: int = 200) -> HTMLResponse:
-    return HTMLResponse(ENV.get_template(name).render(**context), status_code=status)
+    return HTMLResponse(page_text(name, context), status_code=status)
 
 
 def _scrubbed(settings: Settings, message: str) -> str:
@@ -85,6 +94,7 @@ PAGES = {
     "/ranked": (pages.ranked, "ranked.html"),
     "/compare": (pages.compare, "compare.html"),
     "/meta": (pages.meta, "meta.html"),
+    "/report": (pages.report_page, "report.html"),
     "/across": (pages.across, "across.html"),
 }
 

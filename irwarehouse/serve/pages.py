@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 from ..errors import IrwError
-from ..report.html import Query
+from ..report.query import Query
 from . import charts
 from .tables import Table, url
 
@@ -463,6 +463,48 @@ def ranked(wh, params) -> dict:
             "topic": topic, "measure": label, "value": value, "cutoff": cutoff or limit,
             "cut_by": "the measure's cutoff" if cutoff else "the list's depth",
             "threshold": threshold, "scope": where.describe(), "tables": {"ranked": table}}
+
+
+# -- report --------------------------------------------------------------------------------------
+def report_page(wh, params) -> dict:
+    """The campaign's report (what `irw report` writes as report.html): its sections computed
+    by irwarehouse.report.campaign as data, its figures drawn into a folder that is dropped
+    once the page is rendered (they are inline). Reads stored scores; a measure not stored
+    needs writes (irw report evaluates and stores it)."""
+    import tempfile
+
+    from ..report.campaign import report_context
+    from ..report.query import PLACEHOLDER
+    campaign = _campaign(wh.con, params)
+    measures = [m for m in params.getlist("m") if m] or None
+    with tempfile.TemporaryDirectory() as folder:
+        return report_view(report_context(
+            wh, campaign, folder, measures=measures, baseline=_one(params, "baseline"),
+            qrels=_one(params, "qrels"), warehouse_label=PLACEHOLDER,
+            seed=_int(params, "seed", 1), store=False))
+
+
+def report_view(context: dict) -> dict:
+    """The report's data as the workspace shows it: each table a Table (run and topic names
+    linking to their pages), listed under "tables" for the downloads."""
+    from dataclasses import replace
+    campaign = context["campaign"]
+    linkers = {"run": lambda r: url("/run", c=campaign, run=r["run"]),
+               "topic": lambda r: url("/topic", c=campaign, topic=r["topic"])}
+    tables, sections = {}, []
+    for section in context["sections"]:
+        blocks = []
+        for block in section.blocks:
+            spec = block.get("table")
+            if spec is not None:
+                table = Table(spec["name"], spec["columns"], spec["rows"],
+                              links={c: linkers[c] for c in spec["links"]},
+                              row_class={i: "sig" for i in spec["marked"]})
+                tables[table.name] = table
+                block = {"table": table}
+            blocks.append(block)
+        sections.append(replace(section, blocks=blocks))
+    return {**context, "sections": sections, "tables": tables}
 
 
 # -- compare ---------------------------------------------------------------------------------------

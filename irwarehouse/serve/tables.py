@@ -1,5 +1,5 @@
 """A table of the workspace: what a page shows, what its download writes (meta/render's
-layouts: CSV, Markdown, LaTeX) and the SQL that reproduces it (report.html.Query, as the
+layouts: CSV, Markdown, LaTeX) and the SQL that reproduces it (report.query.Query, as the
 static report shows it)."""
 
 from __future__ import annotations

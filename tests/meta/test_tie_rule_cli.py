@@ -94,7 +94,10 @@ def test_meta_rankcorr_agreement_and_report(wh_path, tmp_path):
 
 
 def test_analyst_report_tukey_section():
-    from irwarehouse.report.campaign import tukey_html as tukey_text
+    from irwarehouse.report.campaign import tukey_table
+
+    def tukey_text(*args, **kw):            # the notes under the report's Tukey table
+        return " ".join(tukey_table(*args, **kw)["notes"])
     rng = np.random.default_rng(2)
     rows = [{"run": f"r{j}", "topic": str(t), "value": float(v)}
             for t in range(6) for j, v in enumerate(np.round(rng.random(4) * 10) / 10)]

@@ -6,6 +6,7 @@ qrels and run, trec_eval's map in tests/data/trec_eval/out.test)."""
 from __future__ import annotations
 
 import re
+from html import unescape
 import statistics
 
 import pytest
@@ -68,12 +69,15 @@ def run_table(html: str) -> dict[tuple[str, str], str]:
     """{(run, measure): 'mean [lo, hi]'} from the report's first table."""
     table = html[html.index("<h2>Runs: means"):]
     table = table[:table.index("</table>")]
-    heads = re.findall(r"<th>([^<]+) mean \[95% CI\]</th>", table)
+    heads = re.findall(r"<th>([^<]+)</th>", table)
+    assert heads[:3] == ["run", "team", "topics"]
     cells = {}
-    for run, row in re.findall(r"<tr><td class=l>([^<]+)</td><td class=l>[^<]*</td>"
-                               r"<td>\d+</td>(.*?)</tr>", table):
-        for measure, cell in zip(heads, re.findall(r"<td>([^<]*)</td>", row)):
-            cells[(run, measure)] = cell
+    for row in re.findall(r"<tr>(.*?)</tr>", table[table.index("<tbody>"):], re.DOTALL):
+        values = [unescape(re.sub(r"<[^>]+>", "", cell)) for cell in
+                  re.findall(r"<td[^>]*>(.*?)</td>", row, re.DOTALL)]
+        assert re.fullmatch(r"\d+", values[2])                   # topics
+        for head, cell in zip(heads[3:], values[3:]):
+            cells[(values[0], head.removesuffix(" mean [95% CI]"))] = cell
     return cells
 
 
@@ -86,8 +90,7 @@ def expected_cell(values: list[float]) -> str:
 
 def check_queries(out, warehouse, html: str) -> None:
     """Every saved query is the one shown and gives rows through the guarded irw sql."""
-    shown = html.replace("&#x27;", "'").replace("&lt;", "<").replace("&gt;", ">") \
-        .replace("&quot;", '"').replace("&amp;", "&")
+    shown = unescape(html)
     for path in (out / "queries").glob("*.sql"):
         assert path.read_text() in shown, path.name
         assert run_sql(warehouse, path.read_text()).to_pylist(), path.name

@@ -13,14 +13,18 @@ def test_report_writes_the_workspace_pages(served, tmp_path):
     out = tmp_path / "report"
     done = irw("report", "-C", "sample", "-m", "map", "--baseline", "STANDARD", "-o", out,
                "-w", served)
-    assert "pages/index.html" in done.stdout
-    folder = out / "pages"
+    assert f"{out / 'report.html'}" in done.stdout
+    folder = out                        # report.html and the other pages side by side
     names = {p.name for p in folder.iterdir()}
-    assert {"index.html", "leaderboard.html", "compare.html", "across.html"} <= names
+    assert {"report.html", "index.html", "leaderboard.html", "compare.html", "meta.html",
+            "across.html"} <= names
+    # the baseline's ranked list on every topic (3 topics in the sample)
+    assert len([n for n in names if n.startswith("ranked-") and n.endswith(".html")]) == 3
     for page in folder.glob("*.html"):
         text = page.read_text(encoding="utf-8")
         assert "<form" not in text, page.name                 # nothing to submit to
         assert "<img src=x" not in text, page.name            # a stored name is text
+        assert "http://" not in text and "https://" not in text, page.name   # no network
         for href in re.findall(r'href="([^"]+)"', text):
             assert (folder / href).is_file(), (page.name, href)    # every link resolves
     board = (folder / "leaderboard.html").read_text(encoding="utf-8")
