@@ -65,8 +65,9 @@ def open_waiting(path: Path, *, read_only: bool,
     delay, told = 0.05, False
     while True:
         try:
-            # a new file in the storage format DuckDB 1.x opens too (store.storage)
-            return duckdb.connect(str(path), read_only=read_only, config=storage.config())
+            if not read_only and not path.exists():
+                storage.create(path)        # in the storage format DuckDB 1.x opens too
+            return duckdb.connect(str(path), read_only=read_only)
         except duckdb.IOException as exc:
             message = str(exc)
             if _LOCKED not in message:

@@ -7,7 +7,7 @@ request: the setting `storage_compatibility_version` when a database is created,
 whichever setting the opening connection has (DuckDB 2.0 documentation, "Storage Versions and
 Format"). So:
 
-- a new warehouse is written in NEW_FILES, the format of the DuckDB 1.5 line (its cost, measured
+- a new warehouse is created in NEW_FILES (create), the format of the DuckDB 1.5 line (its cost, measured
   by bench/bench_storage.py, is in bench/README.md, "Storage format");
 - a warehouse made before keeps its format (an open never rewrites it); `irw export warehouse
   --duckdb-version 1.x FILE` copies it into a file of the format asked for (export_warehouse);
@@ -33,10 +33,13 @@ NEW_FILES = "v1.5.0"
 VERSIONS = {"1.x": "v1.5.0", "1.5": "v1.5.0", "1.4": "v1.4.0", "2.x": "v2.0.0", "2.0": "v2.0.0"}
 
 
-def config() -> dict[str, str]:
-    """The duckdb.connect config of a warehouse file: a new file is written in NEW_FILES (an
-    existing one keeps its own format whatever this says)."""
-    return {"storage_compatibility_version": NEW_FILES}
+def create(path: Path) -> None:
+    """Make the empty database file of a new warehouse in NEW_FILES. Only this short-lived
+    connection carries the setting: the file keeps its format, and every connection that opens
+    it afterwards has DuckDB's default configuration, so that a plain duckdb.connect(path) in
+    the same process shares the database with irw's (DuckDB refuses a second connection to a
+    file open in the process under another configuration)."""
+    duckdb.connect(str(path), config={"storage_compatibility_version": NEW_FILES}).close()
 
 
 def storage_version(con: duckdb.DuckDBPyConnection, database: str | None = None) -> str:

@@ -194,3 +194,15 @@ def test_new_warehouses_say_who_opens_them(tmp_path):
     result = irw("init", "-w", tmp_path / "w.duckdb")
     assert result.exit_code == 0
     assert "DuckDB storage v1.5.0: DuckDB 1.5 and later open it" in result.stdout
+
+
+def test_a_plain_duckdb_connection_shares_an_open_warehouse(tmp_path):
+    """Only the creation carries the storage setting: a notebook's duckdb.connect(path) beside
+    an open Warehouse is the same database, not "a different configuration" error."""
+    path = tmp_path / "w.duckdb"
+    with Warehouse(path) as wh:
+        wh.ingest_qrels(DATA / "qrels.test", "c")
+        con = duckdb.connect(str(path))
+        assert con.execute("SELECT count(*) FROM campaign").fetchone() == (1,)
+        con.close()
+    assert storage(path) == "v1.5.0+"
