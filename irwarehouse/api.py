@@ -161,6 +161,20 @@ class Warehouse:
         from .analyst.tables import export_reader, write_stream
         return write_stream(export_reader(self.con, kind, campaign, measure), fmt, out)
 
+    def export_warehouse(self, out: str | Path, duckdb_version: str = "1.x", *,
+                         replace: bool = False) -> str:
+        """Copy the whole warehouse into a new file `out` that DuckDB `duckdb_version` opens
+        ("1.x", "1.4", "2.x"; irwarehouse.store.storage); returns the storage format written."""
+        from .errors import WarehouseError
+        from .sqlfiles import sql_digest
+        from .store.connection import recorded_digest
+        from .store.storage import export_warehouse
+        if recorded_digest(self.con) != sql_digest():    # the copy would keep older macros
+            raise WarehouseError("the warehouse was made by another version of irw: open it "
+                                 "once read-write (`irw init`) to update its macros, then "
+                                 "export it")
+        return export_warehouse(self.con, Path(out), duckdb_version, replace=replace)
+
     def ingest_intents(self, path: str | Path, campaign: str, *, normalise: bool = False) -> int:
         """Intent probabilities/types (NTCIREVAL Iprob or DINprob) for diversity measures."""
         return _ingest.ingest_intents(self.con, path, campaign, normalise=normalise)

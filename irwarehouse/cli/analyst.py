@@ -25,6 +25,7 @@ from .common import (
     note,
     open_warehouse,
 )
+from ..store.storage import VERSIONS as STORAGE_FORMATS
 from .options import evaluation_options
 
 # -- analyst commands (issue 7): sql, schema, export, ingest runs, report ----------------------
@@ -201,6 +202,30 @@ def export_campaign(
         from ..spark.commands import export
         typer.echo(export(_warehouse_path(warehouse), campaign, out, replace=replace),
                    err=True)
+    _guard(body)
+
+
+DuckdbVersion = choices("DuckdbVersion", *STORAGE_FORMATS)
+
+
+@export_app.command("warehouse")
+def export_warehouse(
+    out: Annotated[Path, typer.Argument(help="The new warehouse file.")],
+    duckdb_version: Annotated[DuckdbVersion, typer.Option(
+        "--duckdb-version", help="The DuckDB line that must open it: 1.x (1.5 and later), 1.4 "
+        "(the long-term-support line: its tables and views; most metric macros need 1.5) or "
+        "2.x.")] = DuckdbVersion("1.x"),
+    replace: Annotated[bool, typer.Option(help="Overwrite OUT if it exists.")] = False,
+    warehouse: WarehouseOpt = None,
+):
+    """The whole warehouse (tables, views, metric macros, measure catalog) copied into a new
+    file that DuckDB --duckdb-version opens: for a warehouse made before irw wrote DuckDB 1.x's
+    storage format, or for an older client (docs/clients.md)."""
+    def body():
+        with open_warehouse(warehouse, read_only=True, create=False) as wh:
+            storage = wh.export_warehouse(out, duckdb_version.value, replace=replace)
+        typer.echo(f"wrote {out} (DuckDB storage format {storage}: DuckDB "
+                   f"{duckdb_version.value} opens it)", err=True)
     _guard(body)
 
 

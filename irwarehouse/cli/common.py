@@ -18,7 +18,8 @@ from ..request.layouts import LAYOUTS, PAPER
 app = typer.Typer(help="irwarehouse: IR evaluation in a DuckDB warehouse.", no_args_is_help=True,
                   add_completion=False, pretty_exceptions_enable=False)
 ingest_app = typer.Typer(help="Put qrels and runs into the warehouse.", no_args_is_help=True)
-export_app = typer.Typer(help="Write scores, runs or a whole campaign as Parquet, CSV or Arrow.",
+export_app = typer.Typer(help="Write scores, runs or a whole campaign as Parquet, CSV or Arrow, "
+                         "or the whole warehouse for another DuckDB version.",
                          no_args_is_help=True)
 meta_app = typer.Typer(help="Meta-evaluation: which metric to trust (discriminative power, swap "
                        "method, rank correlation, concordance, pools, leave-one-out).",

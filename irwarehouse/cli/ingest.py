@@ -26,9 +26,14 @@ def init(warehouse: WarehouseOpt = None):
     """Create a warehouse file (or bring an existing one's schema up to date)."""
     def body():
         from ..store.connection import connect
+        from ..store.storage import clients
         path = _warehouse_path(warehouse)
-        connect(path).close()
-        typer.echo(f"warehouse ready: {path}")
+        con = connect(path)
+        try:
+            opens = clients(con)
+        finally:
+            con.close()
+        typer.echo(f"warehouse ready: {path} ({opens})")
     _guard(body)
 
 

@@ -110,15 +110,20 @@ def spark_session(master: str | None = None, *, conf: dict | None = None):
     if problem:
         raise SparkUnavailable(problem)
     log4j = Path(__file__).with_name("log4j2.properties")
+    # started by spark-submit (irwarehouse/spark_submit.py; its JVM, which pyspark joins, says
+    # so in PYSPARK_GATEWAY_PORT): spark-submit's --master, unless --spark-master was given
+    submitted = master is None and "PYSPARK_GATEWAY_PORT" in os.environ
     master = master or DEFAULT_MASTER
     settings = {**DEFAULT_CONF,
                 "spark.driver.extraJavaOptions": f"-Dlog4j2.configurationFile={log4j.as_uri()}"}
-    cores = _local_cores(master)
+    cores = None if submitted else _local_cores(master)
     if cores:
         settings["spark.sql.shuffle.partitions"] = str(cores)
         settings["spark.driver.memory"] = os.environ.get("IRW_SPARK_MEMORY", "2g")
     settings.update(conf or {})
-    build = session_cls.builder.master(master).appName("irwarehouse")
+    build = session_cls.builder.appName("irwarehouse")
+    if not submitted:
+        build = build.master(master)
     for key, value in settings.items():
         build = build.config(key, value)
     with warnings.catch_warnings():

@@ -214,53 +214,23 @@ def _check_derived(con, report: CheckReport) -> None:
 
 
 # -- irw compact ---------------------------------------------------------------------------------
-def table_digests(con, database: str) -> dict[str, tuple]:
-    """{table: (rows, digest of all columns)} of every table of `database`."""
-    tables = [t for (t,) in con.execute(
-        "SELECT table_name FROM duckdb_tables() WHERE database_name = ? AND schema_name = "
-        "'main' ORDER BY table_name", [database]).fetchall()]
-    out = {}
-    for table in tables:
-        n, *sums = con.execute(f'SELECT count(*), sum(hash(COLUMNS(*))) '
-                               f'FROM "{database}".main."{table}"').fetchone()
-        out[table] = (n, tuple(sums))
-    return out
-
-
 def compact(con: duckdb.DuckDBPyConnection, path: Path) -> tuple[int, int]:
     """Rewrite the warehouse open on `con` (read-write, so no one else holds it) into a new
-    file with only its live data, check that every table came across unchanged, and put it in
-    place of the old one (an atomic rename while the old file is still locked). Returns the
-    sizes before and after. On any failure the old file is left as it was."""
-    from ..errors import StorageError
+    file with only its live data, in the storage format it had (store.storage), check that
+    every table came across unchanged, and put it in place of the old one (an atomic rename
+    while the old file is still locked). Returns the sizes before and after. On any failure
+    the old file is left as it was."""
+    from .storage import copy_database, fsync, storage_version
     path = Path(path)
     con.execute("CHECKPOINT")
     before = path.stat().st_size
     tmp = path.with_name(f".{path.name}.compact")
-    for leftover in (tmp, tmp.with_name(tmp.name + ".wal")):
-        leftover.unlink(missing_ok=True)
-    source = con.execute("SELECT current_database()").fetchone()[0]
     try:
-        con.execute("ATTACH $p AS irw_compact", {"p": str(tmp)})
-        try:
-            con.execute(f'COPY FROM DATABASE "{source}" TO irw_compact')
-            if table_digests(con, source) != table_digests(con, "irw_compact"):
-                raise StorageError(f"compacting {path} changed its tables; the file is left "
-                                   "as it was")
-        finally:
-            con.execute("DETACH irw_compact")
-        _fsync(tmp)
+        copy_database(con, tmp, storage_version(con))
         os.replace(tmp, path)
-        _fsync(path.parent)
+        fsync(path.parent)
     except BaseException:
-        tmp.unlink(missing_ok=True)
+        for leftover in (tmp, tmp.with_name(tmp.name + ".wal")):
+            leftover.unlink(missing_ok=True)
         raise
     return before, path.stat().st_size
-
-
-def _fsync(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

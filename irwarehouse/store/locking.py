@@ -17,6 +17,7 @@ import duckdb
 
 from ..errors import StorageError, WarehouseBusy
 from ..failures import clean
+from . import storage
 
 DEFAULT_WAIT = 30.0
 _SETTINGS = {"wait": DEFAULT_WAIT}
@@ -64,6 +65,8 @@ def open_waiting(path: Path, *, read_only: bool,
     delay, told = 0.05, False
     while True:
         try:
+            if not read_only and not path.exists():
+                storage.create(path)        # in the storage format DuckDB 1.x opens too
             return duckdb.connect(str(path), read_only=read_only)
         except duckdb.IOException as exc:
             message = str(exc)
