@@ -41,3 +41,8 @@ def how(text: str) -> dict:
 
 def note(text: str) -> dict:
     return {"note": text}
+
+
+def text(label: str, body: str) -> dict:
+    """A text shown as written (a run's ir_metadata YAML), collapsed under `label`."""
+    return {"text": body, "label": label}

@@ -153,12 +153,16 @@ def test_runs_and_the_report_show_it(tmp_path):
     assert {r["run"]: r["ir_metadata"] for r in full} == {"STANDARD": METADATA, "bare": None}
     table = _ok("runs", "-w", path, "--metadata").stdout
     assert "# ir_metadata of run STANDARD of campaign c\n" + METADATA in table
-    from irwarehouse.report.metadata import metadata_section
-    with Warehouse(path) as wh:
-        html = metadata_section(wh.con, "c")
-    assert "Läuft auf zwei Kernen." in html and "<td class=l>bare</td>" not in html
-    assert '"Intel(R) Xeon(R) Gold 6144 CPU @ 3.50GHz"' not in html       # escaped
-    assert "&quot;Intel(R) Xeon(R) Gold 6144 CPU @ 3.50GHz&quot;" in html
+    _ok("ingest", "qrels", DATA / "qrels.test", "-C", "c", "-w", path)
+    out = path.parent / "report"
+    _ok("report", "-C", "c", "-m", "map", "-w", path, "--out", out)
+    html = (out / "report.html").read_text()
+    section = html[html.index("Run metadata (ir_metadata)"):]
+    section = section[:section.index("</section>")]
+    assert "Läuft auf zwei Kernen." in section and ">bare<" not in section
+    assert '"Intel(R) Xeon(R) Gold 6144 CPU @ 3.50GHz"' not in section       # escaped
+    assert ("&#34;Intel(R) Xeon(R) Gold 6144 CPU @ 3.50GHz&#34;" in section
+            or "&quot;Intel(R) Xeon(R) Gold 6144 CPU @ 3.50GHz&quot;" in section)
 
 
 # (YAML, line, message): the error names the file, the line and the key's dotted path.
