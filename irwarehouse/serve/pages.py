@@ -116,7 +116,7 @@ def _request(con, campaign: str, labels: list[str], params):
 
 
 def run_summaries(con, found) -> dict[str, dict]:
-    """run -> value, topics and the 95% t interval of run_mean_ci (Sakai 2014), per measure.
+    """run -> value, topics and the 95% t interval of run_mean_ci (Sakai, PROMISE 2014), per measure.
     A run's value is irw_summarise's (the one definition, sql/schema.sql): for a mean or a
     sum, the values added one by one in topic order (as list_reduce adds them, the same
     bits), here in Python; for any other summary kind (gmean, ...), by the macro itself."""
