@@ -122,9 +122,8 @@ def run_summaries(con, found) -> dict[str, dict]:
     bits), here in Python; for any other summary kind (gmean, ...), by the macro itself."""
     import functools
     import operator
-    import statistics
 
-    from ..stats.special import t_critical
+    from ..stats.intervals import t_interval
     out: dict[str, dict] = {}
     for ms in found:
         by_run: dict[str, list] = {}
@@ -141,10 +140,7 @@ def run_summaries(con, found) -> dict[str, dict]:
             else:
                 value = con.execute("SELECT irw_summarise(?, ?, NULL)",
                                     [ms.summary, values]).fetchall()[0][0]
-            ci = (None, None)
-            if ms.summary == "mean" and n > 1:
-                half = t_critical(0.05, n - 1) * statistics.stdev(values) / n ** 0.5
-                ci = (value - half, value + half)
+            ci = (t_interval(values) if ms.summary == "mean" else None) or (None, None)
             out.setdefault(run, {})[ms.label] = {"value": value, "n": n, "ci": ci}
     return out
 
