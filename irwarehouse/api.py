@@ -21,7 +21,7 @@ from .measures import NtcirSettings, parse_measures, wants_runid
 from .store import ingest as _ingest
 from .store import lookup as _lookup
 from .store.connection import close as close_connection
-from .store.connection import connect
+from .store.connection import connect, fit_threads
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -90,7 +90,7 @@ class Warehouse:
         pandas or polars DataFrame, a pyarrow Table, a dict {query_id: {doc_id: relevance}},
         ir_measures' Qrel tuples, a ranx Qrels; formats.inmemory), checked as a file is;
         `name` defaults to 'qrels'."""
-        from .formats.inmemory import is_path
+        from .formats import is_path
         if is_path(path):
             from .formats.irds import dataset_id
             did = dataset_id(path)
@@ -125,7 +125,7 @@ class Warehouse:
         named `name`, else by its tag column, else by the ranx Run's name. A file's
         ir_metadata (ir-metadata.org) comes from the YAML file `metadata`, else from the
         `# ir_metadata.start` block at the head of the run file, if any."""
-        from .formats.inmemory import is_path
+        from .formats import is_path
         if is_path(path):
             return _ingest.ingest_run(self.con, path, campaign, name=name, team=team,
                                       replace=replace, keep_first=keep_first,
@@ -416,6 +416,7 @@ def evaluate_files(qrels: str | Path, runs: list[str | Path], measures: list[str
     options = options or EvalOptions()
     requests = parse_measures(measures, version=options.version, ntcir=ntcir)
     with Warehouse(None, macros=False, lean=True) as wh:
+        fit_threads(wh.con, [qrels, *runs])
         qid = wh.ingest_qrels(qrels, "files", fmt=qrels_format)
         if intents is not None:
             wh.ingest_intents(intents, "files")

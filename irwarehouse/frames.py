@@ -36,7 +36,7 @@ def evaluate(qrels: Any, run: Any, measures: str | list[str], *, aggregate: bool
     EvalSettings as `options=`); `qrels_format`: a qrels file's format (default: read from its
     first lines, as `irw eval` does); `keep_first`: keep the first of duplicate documents."""
     from .api import Warehouse, _settings
-    from .formats.inmemory import is_path
+    from .formats import is_path
     _pandas()                       # the answer's type: said before any work is done
     names = [measures] if isinstance(measures, str) else list(measures)
     settings = _settings(options, None, option_values)

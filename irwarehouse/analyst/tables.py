@@ -80,7 +80,8 @@ def run_frame(table, what: str = "run"):
     """A run given as a Parquet file path or in memory (formats.inmemory.run_table: a pyarrow
     Table, a pandas or polars DataFrame, a dict of dicts, ir_measures' ScoredDoc tuples, a ranx
     Run) as (formats.inmemory.Frame, sha256)."""
-    from ..formats.inmemory import is_path, run_table
+    from ..formats import is_path
+    from ..formats.inmemory import run_table
     if is_path(table):
         arrow, source, digest = as_arrow(table)
         return run_table(arrow, source=source), digest

@@ -1,60 +1,17 @@
-"""The `irw` command: one module per command group (irwarehouse/cli/*.py), their shared apps,
-options and guard in common.py. Heavy imports (duckdb, pyarrow) happen inside the commands so
-that `irw --help` stays fast."""
+"""The `irw` command: one module per command group (irwarehouse/cli/*.py), registered on the
+app by commands.py, their shared apps, options and guard in common.py. Heavy imports (duckdb,
+pyarrow) happen inside the commands so that `irw --help` stays fast; this package imports
+nothing itself, so that `irw eval QRELS RUN` (cli/fast.py) imports only its own command."""
 
 from __future__ import annotations
 
-from typing import Annotated
 
-import typer
-
-# the command groups register their commands, in the order `irw --help` lists them
-from . import (  # noqa: F401
-    analyst,
-    campaign,
-    check,
-    compare,
-    demo,
-    eval,
-    housekeeping,
-    ingest,
-    meta,
-    meta_more,
-    meta_agree,
-    meta_power,
-    online,
-    serve,
-    texts,
-)
-from .common import DEBUG, add_wait_options, app
-
-# `irw --help` lists the commands in these groups
-PANELS = {
-    "Evaluate": ("eval", "compare", "measures", "rouge", "nuggets", "interleave"),
-    "Warehouse": ("init", "demo", "ingest", "export", "sql", "schema", "report", "check",
-                  "compact", "rm", "rename", "runs", "campaign", "campaigns", "serve"),
-    "Meta-evaluation and online evaluation": ("meta", "online"),
-}
-_PANEL_OF = {name: panel for panel, names in PANELS.items() for name in names}
-_ORDER = [name for names in PANELS.values() for name in names]
-
-
-def _name(info) -> str:
-    return info.name or info.callback.__name__.replace("_", "-")
-
-
-for _infos in (app.registered_commands, app.registered_groups):
-    _infos.sort(key=lambda info: _ORDER.index(_name(info)))
-    for _info in _infos:
-        _info.rich_help_panel = _PANEL_OF[_name(_info)]
-
-
-add_wait_options(app)
-
-
-@app.callback()
-def main_options(debug: Annotated[bool, typer.Option(help="Show tracebacks.")] = False):
-    DEBUG["on"] = debug
+def __getattr__(name: str):
+    """`from irwarehouse.cli import app` (tests, embedding): the app with every group."""
+    if name in ("app", "PANELS", "main_options"):
+        from . import commands
+        return getattr(commands, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def main() -> None:
@@ -65,9 +22,11 @@ def main() -> None:
     from .fast import main as fast_main
     if fast_main(sys.argv[1:]):         # `irw eval`/`irw sql` without typer's start-up (fast.py)
         sys.exit(0)
+    import typer
     from typer.exceptions import TyperException
 
     from ..failures import clean
+    from .commands import app
     try:
         code = app(standalone_mode=False)
     except TyperException as exc:

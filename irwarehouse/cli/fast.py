@@ -122,12 +122,20 @@ def _convert(command: str, spec: Spec, param: str, value: str):
     return value
 
 
+# the module that registers each command: the fast path imports it alone (cli/commands.py
+# imports every group)
+_MODULES = {"eval": "eval", "sql": "analyst"}
+
+
 def _function(command: str):
-    """The function typer calls for `command` (as registered: with common.add_wait_options'
-    --wait wrapper)."""
-    from . import app
-    return next(info.callback for info in app.registered_commands
-                if (info.name or info.callback.__name__) == command)
+    """The function typer calls for `command`, as registered with common.add_wait_options'
+    --wait wrapper (applied here when cli.commands has not been imported)."""
+    import importlib
+
+    from .common import _with_wait, app
+    importlib.import_module(f".{_MODULES[command]}", __package__)
+    return _with_wait(next(info.callback for info in app.registered_commands
+                           if (info.name or info.callback.__name__) == command))
 
 
 def main(argv: list[str]) -> bool:

@@ -69,12 +69,6 @@ def kind_of(obj) -> str:
     return name
 
 
-def is_path(obj) -> bool:
-    """Whether `obj` names a file (str or os.PathLike) rather than holding the rows."""
-    import os
-    return isinstance(obj, (str, os.PathLike))
-
-
 # -- any input -> an Arrow table ----------------------------------------------------------------
 def _arrow(obj, what: str, *, value: str, source: str | None
            ) -> tuple[pa.Table, str, str | None]:
