@@ -8,7 +8,7 @@ import pyarrow as pa
 
 from ..sqlfiles import relations_read
 from ..store.connection import install_macros
-from .evaluate import EvalOptions, _bind, build_context
+from .evaluate import EvalOptions, build_context, placeholder
 
 VARIANTS = ("jk", "one_plus_log")
 
@@ -26,7 +26,8 @@ def cg_curves(con, run_ids: list[int], qrels_id: int, *, depth: int = 20, log_ba
     install_macros(con, [macro])
     build_context(con, run_ids, qrels_id, options or EvalOptions(), relations_read([macro]))
     order = "run_id, rank" if average else "run_id, topic, rank"
-    return con.sql(f"SELECT r.name AS run, c.* FROM {macro}($g, $depth, $base, $variant) c "
+    g, g_values = placeholder(gains or {}, "g")
+    return con.sql(f"SELECT r.name AS run, c.* FROM {macro}({g}, $depth, $base, $variant) c "
                    f"JOIN run r USING (run_id) ORDER BY {order}",
-                   params={"g": _bind(gains or {}), "depth": depth, "base": float(log_base),
+                   params={**g_values, "depth": depth, "base": float(log_base),
                            "variant": variant}).to_arrow_table()

@@ -123,19 +123,42 @@ class EvalResult:
         return self
 
 
-def _option_values(opts: EvalOptions, con: duckdb.DuckDBPyConnection | None = None) -> dict:
-    """The context builders' parameters (sql/context.sql) for these options, as bound values
-    (`con`: see _bind)."""
-    values = opts.sql_values()
-    return {**values, "gains": _bind(values["gains"], con)}
+def _option_values(opts: EvalOptions) -> dict:
+    """The context builders' parameters (sql/context.sql) for these options: name -> value
+    (the gains a dict: see placeholder)."""
+    return opts.sql_values()
+
+
+def placeholder(value, name: str | None = None) -> tuple[str, list | dict]:
+    """A parameter's SQL placeholder and its bound values: `?` (or `$name`) and the value; a
+    dict (gains, level -> gain) as MAP(INTEGER, DOUBLE) built in SQL from its two lists, in the
+    order given. Not a MAP bound from Python: executing a statement with a duckdb.Value MAP
+    imports numpy (0.07 s of every all_trec evaluation); the two lists cost 1-3 ms. The order
+    matters: trec_eval's gain table (G, ndcg_rel, Rndcg) lists the level=gain parameters first,
+    in that order, and the order decides ties between gains less than 1 apart
+    (sql/metrics/gain.sql)."""
+    if isinstance(value, dict):
+        levels = list(value)
+        gains = [value[k] for k in levels]
+        if name is None:
+            return "map(?::INTEGER[], ?::DOUBLE[])", [levels, gains]
+        return (f"map(${name}_levels::INTEGER[], ${name}_gains::DOUBLE[])",
+                {f"{name}_levels": levels, f"{name}_gains": gains})
+    if name is None:
+        return "?", [value]
+    return f"${name}", {name: value}
 
 
 def _materialise(con: duckdb.DuckDBPyConnection, relation: str, macro: str, args: list,
                  values: dict) -> None:
     """CREATE TEMP TABLE <relation> AS FROM <macro>(<bound args>); names are the project's."""
-    placeholders = ", ".join(f"${a}" for a in args)
-    con.execute(f"CREATE OR REPLACE TEMP TABLE {relation} AS FROM {macro}({placeholders})",
-                {a: values[a] for a in args})
+    texts, bound = [], {}
+    for a in args:
+        text, value = placeholder(values[a], a)
+        texts.append(text)
+        bound.update(value)
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {relation} AS FROM {macro}({', '.join(texts)})",
+                bound)
 
 
 def build_context(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: int,
@@ -147,7 +170,7 @@ def build_context(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: 
     relations = set(relations or relations_read(["ev_make_run_topic"])) | {
         "ev_scope", "ev_runs", "ev_judgment", "ev_topic", "ev_full_ranked", "ev_ranked",
         "ev_run_topic"}
-    values = _option_values(opts, con)
+    values = _option_values(opts)
     con.execute("CREATE OR REPLACE TEMP TABLE ev_scope AS SELECT campaign_id, qrels_id "
                 "FROM qrels WHERE qrels_id = ?", [qrels_id])
     con.execute("CREATE OR REPLACE TEMP TABLE ev_runs AS SELECT unnest($ids::INTEGER[]) AS run_id",
@@ -222,37 +245,25 @@ def run_batches(run_ids: list[int], batchable: bool) -> list[list[int]]:
     return [run_ids[i:i + RUNS_PER_CONTEXT] for i in range(0, len(run_ids), RUNS_PER_CONTEXT)]
 
 
-def _macro_query(requests: list[MeasureRequest],
-                 con: duckdb.DuckDBPyConnection | None = None) -> tuple[str, list]:
+def _macro_query(requests: list[MeasureRequest]) -> tuple[str, list]:
     """One UNION ALL over the requested measures' macros; names come from the registry (the
-    project's SQL files), every parameter is a bound value."""
+    project's SQL files), every parameter is a bound value (placeholder)."""
     parts, values = [], []
     for req in requests:
-        placeholders = ", ".join("?" for _ in req.args)
+        texts, bound = [], []
+        for a in req.args:
+            text, value = placeholder(a)
+            texts.append(text)
+            bound.extend(value)
         if req.mdef.kind == "text":
             columns = "CAST(NULL AS DOUBLE) AS value, CAST(value AS VARCHAR) AS text"
         else:
             columns = "CAST(value AS DOUBLE) AS value, CAST(NULL AS VARCHAR) AS text"
         parts.append(f"SELECT run_id, topic, ? AS measure, {columns} "
-                     f"FROM {req.mdef.kernel}({placeholders})")
+                     f"FROM {req.mdef.kernel}({', '.join(texts)})")
         values.append(req.name)
-        values.extend(_bind(a, con) for a in req.args)
+        values.extend(bound)
     return "\nUNION ALL\n".join(parts), values
-
-
-def _bind(value, con: duckdb.DuckDBPyConnection | None = None):
-    """A parameter as a bound value; a dict as a MAP(INTEGER, DOUBLE). `con`: the connection
-    whose type functions make the MAP type (duckdb's module-level ones start a default
-    connection first: 0.02 s)."""
-    if isinstance(value, dict):
-        # Keep the order the pairs were given in: trec_eval's gain table (G, ndcg_rel, Rndcg)
-        # lists the level=gain parameters first, in that order, and the order decides ties
-        # between gains less than 1 apart (sql/metrics/gain.sql).
-        keys = list(value)
-        types = con if con is not None else duckdb
-        return duckdb.Value({"key": keys, "value": [value[k] for k in keys]},
-                            types.map_type(types.sqltype("INTEGER"), types.sqltype("DOUBLE")))
-    return value
 
 
 def _alphas(requests: list[MeasureRequest]) -> list[float]:
@@ -310,7 +321,7 @@ def evaluate(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: int,
             # than linearly (52 NTCIREVAL macros: seconds in one statement, a fraction in
             # small batches).
             for i in range(0, len(group), MACROS_PER_STATEMENT):
-                query, values = _macro_query(group[i:i + MACROS_PER_STATEMENT], con)
+                query, values = _macro_query(group[i:i + MACROS_PER_STATEMENT])
                 con.execute(f"INSERT INTO ev_scores {query}", values)
                 done += 1
                 report(done, total)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import duckdb
 
-from irwarehouse.engine.evaluate import EvalOptions, EvalResult, Rows, _bind, _option_values
+from irwarehouse.engine.evaluate import EvalOptions, EvalResult, Rows, _option_values, placeholder
 from irwarehouse.measures import MeasureRequest
 
 
@@ -16,13 +16,19 @@ def macro_call(req: MeasureRequest, opts: EvalOptions) -> tuple[str, dict]:
     from irwarehouse.store.macros import callable_params
     names = [n for n, _, _ in callable_params(req.mdef)]
     # a measure's own parameters win over the options of the same name (NTCIREVAL's `gains`)
-    values = {"campaign": None, **_option_values(req.eval_options(opts)),
-              **dict(zip([p.name for p in req.mdef.params], (_bind(a) for a in req.args)))}
-    args = ", ".join(f"{n} := ${n}" for n in names if n in values and n not in ("qrels", "run"))
+    values = {**_option_values(req.eval_options(opts)),
+              **dict(zip([p.name for p in req.mdef.params], req.args))}
+    texts, bound = [], {"campaign": None}
+    for n in names:
+        if n in values and n not in ("qrels", "run"):
+            text, value = placeholder(values[n], n)     # a gains MAP from its two lists
+            texts.append(f"{n} := {text}")
+            bound.update(value)
+    args = ", ".join(texts)
     text = ", text" if req.mdef.kind == "text" else ", CAST(NULL AS VARCHAR) AS text"
     sql = (f"SELECT run, topic, value{text} FROM {req.mdef.macro}($campaign, qrels := $qrels, "
            f"run := $run{', ' + args if args else ''})")
-    return sql, {k: v for k, v in values.items() if k in names or k == "campaign"}
+    return sql, bound
 
 
 def evaluate_macros(con: duckdb.DuckDBPyConnection, campaign: str, requests: list[MeasureRequest],
