@@ -77,7 +77,7 @@ def mark(label):
 mark("start")
 import duckdb; mark("import duckdb")
 import typer; mark("import typer")
-import irwarehouse.cli, irwarehouse.cli.eval; mark("import irwarehouse.cli")
+import irwarehouse.cli.fast, irwarehouse.cli.eval; mark("import irwarehouse.cli (eval only)")
 from irwarehouse.api import Warehouse
 from irwarehouse.engine.evaluate import EvalOptions, evaluate
 from irwarehouse.writers import render; mark("import engine, writers")
@@ -85,7 +85,9 @@ from irwarehouse.measures import parse_measures
 from irwarehouse.store import ingest
 qrels, run = sys.argv[1], sys.argv[2]
 requests = parse_measures(["map", "P.10"]); mark("parse measures (catalog)")
-wh = Warehouse(None, macros=False, lean=True); mark("private warehouse (schema)")
+wh = Warehouse(None, macros=False, lean=True)
+from irwarehouse.store.connection import fit_threads
+fit_threads(wh.con, [qrels, run]); mark("private warehouse (schema)")
 qid = wh.ingest_qrels(qrels, "files"); mark("read + check qrels")
 rids = ingest.ingest_run_files(wh.con, [run], private=True); mark("read + check run")
 result = evaluate(wh.con, rids, qid, requests, EvalOptions()); mark("evaluate (context, macros)")
