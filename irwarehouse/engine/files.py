@@ -26,9 +26,10 @@ from ..formats.trec import stage_run, stage_runs_bulk
 from ..store.ingest import check_name, transaction
 
 # Bytes of run text read in one batch. 100 files of the bench campaign (2.2 MB each, 50 topics x
-# 1,000 lines) in batches of 24 MB: peak RSS ~0.3 GB, CPU within 2% of batches of 64 MB (each
-# batch costs a dozen statements' start-up; bench/bench_folders.py). A larger file is a batch
-# of its own. A gzipped file counts GZIP_RATIO times its size.
+# 1,000 lines) in batches of 48 MB: peak RSS 358 MB (1.3 GB when every file was evaluated at
+# once), and about 0.3 s CPU less than batches of 24 MB (each batch costs a dozen statements' start-up;
+# bench/bench_folders.py, bench/README.md). A larger file is a batch of its own. A gzipped file
+# counts GZIP_RATIO times its size.
 BATCH_BYTES = 48 << 20
 GZIP_RATIO = 5
 

@@ -401,8 +401,8 @@ def _stage_run_regex(con: duckdb.DuckDBPyConnection, path: Path) -> None:
 
 SMALL_TABLE = 2_000_000      # rows: below, _has_duplicate_keys groups in DuckDB
 # ... unless numpy is imported already (a folder of files read in batches imports it once:
-# engine.files): from this many rows, sorting the hashes is cheaper (1.25M rows: 0.06 s CPU
-# vs 0.06-0.07 s a batch of 10 files grouped in DuckDB: 0.6 s over 100 files)
+# engine.files): from this many rows, sorting the hashes is cheaper (bench/bench_folders.py's 100
+# files in batches: 0.6 s CPU grouped in DuckDB, a few hundredths sorted in numpy)
 SMALL_TABLE_NUMPY = 100_000
 
 
