@@ -91,6 +91,9 @@ class FileRuns:
         if con.execute("SELECT (SELECT count(*) FROM run) + (SELECT count(*) FROM run_row)"
                        ).fetchone()[0]:
             raise RuntimeError("FileRuns needs a fresh private warehouse")
+        # DuckDB draws a progress bar on stdout for a statement of more than 2 s, into the
+        # values printed in trec_eval's layout (a 3M-line file on a busy machine)
+        con.execute("SET enable_progress_bar = false")
         # run_row becomes a view over each batch's staged rows (prepare); over no rows until
         # then (the macros that read it are created before the first batch is read)
         con.execute("DROP TABLE run_row")
