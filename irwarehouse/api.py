@@ -423,10 +423,17 @@ def evaluate_files(qrels: str | Path, runs: list[str | Path], measures: list[str
         for path, unit in ((doclengths, "words"), (doclengths_chars, "chars")):
             if path is not None:
                 wh.ingest_doclengths(path, "files", unit=unit)
-        # One campaign per file, so that runs sharing a tag keep their trec_eval runid.
-        run_ids = _ingest.ingest_run_files(wh.con, runs, keep_first=keep_first, private=True)
-        result = evaluate(wh.con, run_ids, qid, requests, options, progress=progress,
-                          gcompute=gcompute)
+        # A batch of files at a time, each file its own campaign (engine.files)
+        from .engine.evaluate import batchable
+        from .engine.files import FileRuns
+        files = FileRuns(wh.con, runs, keep_first=keep_first,
+                         in_batches=batchable(requests, options))
+        try:
+            result = evaluate(wh.con, files.run_ids, qid, requests, options,
+                              progress=progress, gcompute=gcompute, batches=files.batches,
+                              prepare=files.prepare, file_order=True)
+        finally:
+            files.close()
         result.runid = wants_runid(measures)
         return result.with_arrow() if arrow else result
 

@@ -340,6 +340,106 @@ SELECT run_id, topic, full_rank, rel
 FROM counted
 WHERE max_docs IS NULL OR full_rank <= max_docs;
 
+-- plan: file order (ev_full_ranked)
+-- Files evaluated in one command (irwarehouse.engine.files): run_row is then a view over the
+-- staged rows of a batch of files, scanned in the files' order (file_order, each file's lines
+-- one after another). Runs are nearly always written in their ranking's order, so a judged
+-- document's rank is its position in its list, and only documents that share a sort key
+-- with a neighbour (ties, ~3% of bench/bench_eval.py's campaign) are ranked among themselves:
+-- no sort of the lists (100-run campaign, 5M rows: 0.55 s CPU less than the sorted plan).
+-- One pass compares every row with the row before it in scan order (lag over no ordering:
+-- DuckDB's streaming window, which keeps the scan's order) and keeps only the rows where
+-- something happens (`marks`): a list starts, the sort key stays equal (a tie) or rises (the
+-- list is out of order), or the position is not the previous one plus one (the scan order is
+-- not the file order: then every list is out of order). A list that is out of order or not
+-- contiguous is ranked by a window, as the window plan does; the others by position.
+CREATE OR REPLACE MACRO ev_make_full_ranked_file(sort_order, float32_scores, max_docs)
+AS TABLE
+WITH keyed AS (
+    SELECT run_id, topic, doc, file_order AS pos,
+           ev_sort_num(sort_order, float32_scores, score, rank, file_order) AS k
+    FROM run_row
+),
+marks AS MATERIALIZED (
+    SELECT * FROM (
+        SELECT run_id, topic, doc, pos, k,
+               lag(run_id) OVER () AS prev_run, lag(topic) OVER () AS prev_topic,
+               lag(k) OVER () AS prev_k, lag(pos) OVER () AS prev_pos
+        FROM keyed)
+    WHERE prev_run IS DISTINCT FROM run_id OR prev_topic IS DISTINCT FROM topic
+       OR prev_k <= k OR prev_pos IS DISTINCT FROM pos - 1
+),
+scan_in_order AS (
+    SELECT count(*) = 0 AS ok FROM marks WHERE prev_pos IS NOT NULL AND prev_pos <> pos - 1
+),
+starts AS (
+    SELECT run_id, topic, min(pos) AS first,
+           count(*) = 1 AND (SELECT ok FROM scan_in_order) AS contiguous
+    FROM marks WHERE prev_run IS DISTINCT FROM run_id OR prev_topic IS DISTINCT FROM topic
+    GROUP BY run_id, topic
+),
+disordered AS (
+    SELECT run_id, topic FROM starts WHERE NOT contiguous
+    UNION
+    SELECT run_id, topic FROM marks WHERE prev_run = run_id AND prev_topic = topic AND prev_k < k
+),
+in_order AS (
+    SELECT s.run_id, s.topic, s.first
+    FROM starts s
+    ANTI JOIN disordered d ON d.run_id = s.run_id AND d.topic = s.topic
+),
+tied AS (
+    SELECT run_id, topic, k, pos, doc FROM marks
+    WHERE prev_run = run_id AND prev_topic = topic AND prev_k = k
+),
+tie_first AS (
+    -- the first document of each run of equal keys: the row before its first tied row (its
+    -- docno looked up by position: cheaper than a lag of every docno)
+    SELECT t.run_id, t.topic, t.k, r.file_order AS pos, r.doc
+    FROM (SELECT * FROM tied t
+          ANTI JOIN tied u ON u.run_id = t.run_id AND u.topic = t.topic AND u.pos = t.pos - 1) t
+    JOIN run_row r ON r.file_order = t.pos - 1
+),
+tie_members AS (
+    SELECT run_id, topic, k, pos, doc FROM tied
+    UNION ALL
+    SELECT run_id, topic, k, pos, doc FROM tie_first
+),
+shift AS (
+    -- within a run of equal keys, the ranking's own tie order; the shift from the position
+    SELECT m.pos,
+           f.pos - m.pos - 1 + row_number() OVER (
+               PARTITION BY m.run_id, m.topic, m.k
+               ORDER BY ev_sort_doc(sort_order, m.doc) DESC, ev_sort_tie(sort_order, m.pos) DESC)
+           AS moved
+    FROM tie_members m
+    JOIN tie_first f ON f.run_id = m.run_id AND f.topic = m.topic AND f.k = m.k
+),
+by_position AS (
+    SELECT r.run_id, r.topic, r.file_order - l.first + 1 + coalesce(s.moved, 0) AS full_rank,
+           j.rel
+    FROM run_row r
+    JOIN ev_judgment j ON j.topic = r.topic AND j.doc = r.doc
+    JOIN in_order l ON l.run_id = r.run_id AND l.topic = r.topic
+    LEFT JOIN shift s ON s.pos = r.file_order
+),
+by_window AS (
+    SELECT l.run_id, l.topic, l.full_rank, j.rel
+    FROM (SELECT r.run_id, r.topic, r.doc,
+                 row_number() OVER (
+                     PARTITION BY r.run_id, r.topic
+                     ORDER BY ev_sort_num(sort_order, float32_scores, r.score, r.rank,
+                                          r.file_order) DESC,
+                              ev_sort_doc(sort_order, r.doc) DESC,
+                              ev_sort_tie(sort_order, r.file_order) DESC) AS full_rank
+          FROM run_row r
+          SEMI JOIN disordered d ON d.run_id = r.run_id AND d.topic = r.topic) l
+    JOIN ev_judgment j ON j.topic = l.topic AND j.doc = l.doc
+)
+SELECT * FROM (SELECT * FROM by_position UNION ALL SELECT * FROM by_window)
+WHERE (max_docs IS NULL OR full_rank <= max_docs)
+  AND run_id IN (SELECT run_id FROM ev_runs);
+
 -- relation: ev_full_ranked
 -- The judged documents of every evaluated list with their rank in the list (before -J) and
 -- their level, the top max_docs only. trec_eval 9's score order reads the ranks stored at

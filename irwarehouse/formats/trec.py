@@ -12,6 +12,7 @@ import hashlib
 import math
 import mmap
 import re
+import sys
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -399,6 +400,10 @@ def _stage_run_regex(con: duckdb.DuckDBPyConnection, path: Path) -> None:
 
 
 SMALL_TABLE = 2_000_000      # rows: below, _has_duplicate_keys groups in DuckDB
+# ... unless numpy is imported already (a folder of files read in batches imports it once:
+# engine.files): from this many rows, sorting the hashes is cheaper (bench/bench_folders.py's 100
+# files in batches: 0.6 s CPU grouped in DuckDB, a few hundredths sorted in numpy)
+SMALL_TABLE_NUMPY = 100_000
 
 
 def _has_duplicate_keys(con: duckdb.DuckDBPyConnection, table: str, key: str,
@@ -407,8 +412,10 @@ def _has_duplicate_keys(con: duckdb.DuckDBPyConnection, table: str, key: str,
     (a stored column or an expression). Sorting the hashes in numpy is several times cheaper
     than DuckDB's count(DISTINCT ...) over 7M rows (0.15 s vs 0.5 s); equal neighbours may be a
     hash collision, so only then are the keys compared exactly. A small table is checked in
-    DuckDB alone (importing numpy costs 0.1-0.25 s, more than the whole check)."""
-    if con.execute(f"SELECT count(*) < {SMALL_TABLE} FROM {table}").fetchone()[0]:
+    DuckDB alone (importing numpy costs 0.1-0.25 s, more than the whole check), unless numpy is
+    imported already."""
+    small = SMALL_TABLE_NUMPY if "numpy" in sys.modules else SMALL_TABLE
+    if con.execute(f"SELECT count(*) < {small} FROM {table}").fetchone()[0]:
         return con.execute(f"""
             SELECT EXISTS (SELECT 1 FROM {table} GROUP BY {key}
                            HAVING count(*) > 1)""").fetchone()[0]

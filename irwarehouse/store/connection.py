@@ -117,7 +117,7 @@ def _lean_schema(con: duckdb.DuckDBPyConnection) -> None:
 # The context macros any evaluation may call besides the builders of the relations its
 # measures read: the ranking plans (irwarehouse.engine.evaluate._rank, choose_plan).
 _PLAN_MACROS = ("ev_make_full_ranked_stored", "ev_make_ranked_stored", "ev_make_sorted", "ev_make_full_ranked_sorted",
-                "ev_make_full_ranked_counting", "ev_stored_runs")
+                "ev_make_full_ranked_counting", "ev_make_full_ranked_file", "ev_stored_runs")
 _ALWAYS_BUILT = ("ev_judgment", "ev_topic", "ev_ranked", "ev_run_topic")
 
 
