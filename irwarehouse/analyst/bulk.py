@@ -133,7 +133,7 @@ def ingest_folder(con: duckdb.DuckDBPyConnection, folder: Path, campaign: str, *
     # line, which sends the file to the line-by-line reader) would end the transaction of
     # `con` (DuckDB aborts a transaction at its first failed statement); each batch's rows are
     # handed over as a stream (a registered Arrow table would be held until the COMMIT).
-    reader = con if len(batches) == 1 else duckdb.connect()
+    reader = con if len(batches) == 1 else _reader()
     try:
         staged = _stage_folder(con, batches[0], keep_going, keep_first, result, progress) \
             if reader is con else None
@@ -158,6 +158,14 @@ def ingest_folder(con: duckdb.DuckDBPyConnection, folder: Path, campaign: str, *
         else:
             reader.close()
     return result
+
+
+def _reader() -> duckdb.DuckDBPyConnection:
+    """The connection a large folder's batches are read on: an in-memory DuckDB of its own
+    that hands strings over as Arrow string views (its own layout: no copy to Arrow's)."""
+    reader = duckdb.connect()
+    reader.execute("SET produce_arrow_string_view = true")
+    return reader
 
 
 @contextmanager
