@@ -22,6 +22,8 @@ from typing import NamedTuple
 
 import duckdb
 
+from ..errors import WarehouseError
+
 # trec_eval 9's order (ev_sort_num('score', true, ...) DESC, ev_sort_doc('score', doc) DESC),
 # written out: the staging connection of a large folder is a bare DuckDB without the macros.
 SCORE_ORDER = "CAST(CAST(s.score AS FLOAT) AS DOUBLE) DESC, s.doc DESC"
@@ -57,7 +59,7 @@ def score_ranks(stage: duckdb.DuckDBPyConnection, lists: Lists):
     # ev_sort_num's, so a score beyond float's range fails here as it does there
     score = stage.execute("SELECT CAST(score AS FLOAT) AS s FROM stage_runs").fetchnumpy()["s"]
     if len(score) != n_rows or int(lists.first.min()) != 0 or int(lists.last.max()) != n_rows - 1:
-        raise RuntimeError("internal error: staged rows are not numbered 0..N-1")
+        raise WarehouseError("internal error: the staged rows are not numbered 0..N-1")
     rows = np.arange(n_rows, dtype=np.int64)
     start = np.zeros(n_rows, bool)
     start[lists.first] = True
