@@ -60,7 +60,8 @@ def score_ranks(stage: duckdb.DuckDBPyConnection, lists: Lists):
     score = stage.execute("SELECT CAST(score AS FLOAT) AS s FROM stage_runs").fetchnumpy()["s"]
     if len(score) != n_rows or int(lists.first.min()) != 0 or int(lists.last.max()) != n_rows - 1:
         raise WarehouseError("internal error: the staged rows are not numbered 0..N-1")
-    rows = np.arange(n_rows, dtype=np.int64)
+    # 32-bit positions while they fit (a batch is far below 2^31 rows): half the memory traffic
+    rows = np.arange(n_rows, dtype=np.int32 if n_rows < 2**31 else np.int64)
     start = np.zeros(n_rows, bool)
     start[lists.first] = True
     list_start = np.maximum.accumulate(np.where(start, rows, 0))
