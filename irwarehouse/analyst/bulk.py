@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,12 +19,12 @@ import duckdb
 
 from ..errors import IrwError, WarehouseError
 from ..formats.trec import sha256_of, stage_run, stage_runs_bulk
+from ..store import digests
 from ..store.ingest import (
     StagedRun,
     campaign_id,
     check_name,
     set_campaign_facts,
-    staged_spans,
     transaction,
     write_staged_runs,
 )
@@ -132,24 +133,18 @@ def ingest_folder(con: duckdb.DuckDBPyConnection, folder: Path, campaign: str, *
     # line, which sends the file to the line-by-line reader) would end the transaction of
     # `con` (DuckDB aborts a transaction at its first failed statement); each batch's rows are
     # handed over as a stream (a registered Arrow table would be held until the COMMIT).
-    reader = con if len(batches) == 1 else duckdb.connect()
+    reader = con if len(batches) == 1 else _reader()
     try:
         staged = _stage_folder(con, batches[0], keep_going, keep_first, result, progress) \
             if reader is con else None
-        with transaction(con, what):
+        with _bounded(con, reader is not con), transaction(con, what):
             for batch in batches:
                 if staged is None:
                     staged = _stage_folder(reader, batch, keep_going, keep_first, result,
                                            progress)
                 entries = naming.entries(staged, result)
                 if entries:
-                    spans = staged_spans(reader)
-                    rows = "SELECT fi, topic, doc, score, rank, rowid AS line FROM stage_runs"
-                    if reader is not con:
-                        reader.complete()   # (fetchall() leaves the result open)
-                        con.register("stage_stream", reader.sql(rows).to_arrow_reader(1 << 20))
-                    write_staged_runs(con, the_campaign(), campaign, entries, spans,
-                                      "stage_stream" if reader is not con else f"({rows})",
+                    write_staged_runs(con, the_campaign(), campaign, entries, reader,
                                       replace=replace)
                     result.stored += [(e.path.name, e.name, e.team) for e in entries]
                 if reader is not con:
@@ -162,18 +157,46 @@ def ingest_folder(con: duckdb.DuckDBPyConnection, folder: Path, campaign: str, *
             con.execute("DROP TABLE IF EXISTS stage_runs")
         else:
             reader.close()
-            con.unregister("stage_stream")
     return result
 
 
+def _reader() -> duckdb.DuckDBPyConnection:
+    """The connection a large folder's batches are read on: an in-memory DuckDB of its own
+    that hands strings over as Arrow string views (its own layout: no copy to Arrow's)."""
+    reader = duckdb.connect()
+    reader.execute("SET produce_arrow_string_view = true")
+    return reader
+
+
+@contextmanager
+def _bounded(con: duckdb.DuckDBPyConnection, batched: bool):
+    """While a folder is written a batch at a time: DuckDB's memory_limit on a warehouse file
+    lowered to WRITE_MEMORY, so that the blocks of rows already written (on disk, kept in
+    its buffers for the COMMIT: 14 MB per M rows) are dropped from memory rather than held
+    for the whole folder; restored afterwards. An in-memory warehouse keeps its limit (its
+    rows live only in memory)."""
+    if not batched or not digests.in_file(con):
+        yield
+        return
+    old = con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
+    con.execute(f"SET memory_limit = '{WRITE_MEMORY}'")
+    try:
+        yield
+    finally:
+        con.execute(f"SET memory_limit = '{old.replace(chr(39), '')}'")   # DuckDB's own text
+
+
 # A folder of up to ONE_READ_BYTES of run files is read at once (the fastest: one CSV read,
-# nothing handed over; about 1 GB of memory at this size); a larger one in batches of about
-# BATCH_BYTES, so that memory stays near 1 GB whatever the number of runs (3.5 GB at 400 runs
-# of 50,000 lines when every folder was read at once; issue 32), at a cost of about 30% more
-# CPU for the hand-over. Sizes are bytes of text: a gzipped run counts GZIP_RATIO times.
+# nothing handed over; about 0.7 GB of memory at this size); a larger one in batches of about
+# BATCH_BYTES, so that memory stays under 1 GB whatever the number of runs (3.5 GB at 400 runs
+# of 50,000 lines when every folder was read at once; issue 32), at a cost of about 25% more
+# CPU for the hand-over of the rows (an Arrow stream). Sizes are bytes of text: a gzipped run
+# counts GZIP_RATIO times. The stored trec_eval rank is computed the same way in both
+# (store/ranks.py: the file order checked, only ties and lists out of order sorted).
 ONE_READ_BYTES = 256 << 20
 BATCH_BYTES = 64 << 20
 GZIP_RATIO = 5
+WRITE_MEMORY = "256MiB"          # DuckDB's memory_limit on the warehouse while batches are written
 
 
 def _batches(files: list[Path]) -> list[list[Path]]:
@@ -220,7 +243,7 @@ def _stage_folder(con, files: list[Path], keep_going: bool, keep_first: bool,
     (formats.trec.stage_runs_bulk), otherwise each file by the single-file reader, whose
     errors name the file and line. A bad file stops everything, or with `keep_going` is
     listed in result.failed."""
-    meta = stage_runs_bulk(con, files, digest=True)
+    meta = stage_runs_bulk(con, files, digest=True, small_table=0)   # numpy: ranks need it
     if meta is not None:
         for path in files:
             if progress:

@@ -407,15 +407,15 @@ SMALL_TABLE_NUMPY = 100_000
 
 
 def _has_duplicate_keys(con: duckdb.DuckDBPyConnection, table: str, key: str,
-                        hashed: str) -> bool:
+                        hashed: str, small_table: int = SMALL_TABLE) -> bool:
     """Whether `table` holds a `key` (e.g. fi, topic, doc) twice; `hashed` is its 64-bit hash
     (a stored column or an expression). Sorting the hashes in numpy is several times cheaper
     than DuckDB's count(DISTINCT ...) over 7M rows (0.15 s vs 0.5 s); equal neighbours may be a
-    hash collision, so only then are the keys compared exactly. A small table is checked in
-    DuckDB alone (importing numpy costs 0.1-0.25 s, more than the whole check), unless numpy is
-    imported already."""
-    small = SMALL_TABLE_NUMPY if "numpy" in sys.modules else SMALL_TABLE
-    if con.execute(f"SELECT count(*) < {small} FROM {table}").fetchone()[0]:
+    hash collision, so only then are the keys compared exactly. A table of fewer than
+    `small_table` rows is checked in DuckDB alone (importing numpy costs 0.1-0.25 s, more than
+    the whole check), fewer than SMALL_TABLE_NUMPY when numpy is imported already."""
+    small = min(small_table, SMALL_TABLE_NUMPY) if "numpy" in sys.modules else small_table
+    if con.execute(f"SELECT count(*) < {int(small)} FROM {table}").fetchone()[0]:
         return con.execute(f"""
             SELECT EXISTS (SELECT 1 FROM {table} GROUP BY {key}
                            HAVING count(*) > 1)""").fetchone()[0]
@@ -519,7 +519,7 @@ def _last_tag(path: Path) -> str | None:
 
 
 def stage_runs_bulk(con: duckdb.DuckDBPyConnection, paths: list[Path], *, digest: bool = True,
-                    temp: bool = True) -> list[dict] | None:
+                    temp: bool = True, small_table: int = SMALL_TABLE) -> list[dict] | None:
     """Stage several runs with one CSV read into table stage_runs(fi, topic, doc, score, rank)
     (TEMP unless not `temp`; _stage_fast), fi = 1 + index of the file in `paths`; the run tags
     (of each file's last line) are read from the files' tails, or kept in a `tag` column and
@@ -527,7 +527,8 @@ def stage_runs_bulk(con: duckdb.DuckDBPyConnection, paths: list[Path], *, digest
     single-space fast path and have no bad row and no duplicate: returns per file
     {tag, n, sha256}, or None when any file does not qualify (the caller then stages each file
     with stage_run, which reports the first error exactly as before). The table's rowid is the
-    file order (increasing within each file, not restarted at 0 per file)."""
+    file order (increasing within each file, not restarted at 0 per file). `small_table`: see
+    _has_duplicate_keys (0: numpy whatever the size, for a caller that imports it anyway)."""
     paths = [Path(p) for p in paths]
     names = [str(p) for p in paths]
     if len(set(names)) != len(names):
@@ -551,7 +552,7 @@ def stage_runs_bulk(con: duckdb.DuckDBPyConnection, paths: list[Path], *, digest
                                 temp=temp)
             clean = (len(stats) == len(paths) and not any(bad for _, _, bad, _ in stats)
                      and not _has_duplicate_keys(con, "stage_runs", "fi, topic, doc",
-                                                 "key_hash"))
+                                                 "key_hash", small_table))
         except duckdb.Error:
             clean = False
     if not clean:

@@ -394,25 +394,64 @@ def set_campaign_facts(con: duckdb.DuckDBPyConnection, cid: int, *, year: int | 
     digests.touch(con, "campaign", "campaign_id = ?", [cid])
 
 
-def staged_spans(stage: duckdb.DuckDBPyConnection) -> dict[int, tuple[int, int, int]]:
-    """Per file of TEMP table stage_runs (formats.trec.stage_runs_bulk) on connection `stage`:
-    its number of rows, its first rowid and the span of its rowids (write_staged_runs)."""
-    return {fi: (n, first, spread) for fi, n, first, spread in stage.execute(
-        "SELECT fi, count(*), min(rowid), max(rowid) - min(rowid) + 1 FROM stage_runs "
-        "GROUP BY fi").fetchall()}
-
-
 def write_staged_runs(con: duckdb.DuckDBPyConnection, cid: int, campaign: str,
-                      runs: list[StagedRun], spans: dict[int, tuple[int, int, int]],
-                      rows: str, *, replace: bool = False) -> list[int]:
+                      runs: list[StagedRun], stage: duckdb.DuckDBPyConnection, *,
+                      replace: bool = False) -> list[int]:
     """Write staged runs as runs of campaign `cid` (analyst.bulk), inside the caller's
     transaction, with the same rows, provenance, stored ranks, list lengths, judged documents
-    and digests as store_staged_run gives each run alone. `rows`: the relation of the staged
-    rows (fi, topic, doc, score, rank, line: the row's position, in file order within each
-    file), scanned once (it may be a stream); `spans`: their staged_spans. A name already
-    stored is refused unless `replace`. Returns the run_ids, in the order of `runs`."""
+    and digests as store_staged_run gives each run alone. The rows are those of TEMP table
+    stage_runs (fi, topic, doc, score, rank; rowids 0..N-1 in file order) on connection
+    `stage`: `con` itself, or a connection of its own (a large folder read a batch at a time,
+    analyst.bulk), whose rows are then handed over as an Arrow stream, read once. Staged
+    files not in `runs` (skipped) are left out. A name already stored is refused unless
+    `replace`. Returns the run_ids, in the order of `runs`."""
+    from .ranks import score_ranks, staged_lists
+
     if not runs:
         return []
+    lists = staged_lists(stage)
+    files = _file_spans(lists)
+    # file_order counts from 0 in each file, as when the file is ingested alone (the digest
+    # covers it): a file's rows are contiguous in stage_runs (the CSV reader keeps file
+    # order, formats.trec._stage_fast); its span verifies it.
+    if any(n != last - first + 1 for n, first, last in files.values()):
+        raise WarehouseError("internal error: a staged file's rows are not contiguous")
+    run_ids = _insert_runs(con, cid, campaign, runs, {fi: n for fi, (n, _, _) in files.items()},
+                           replace=replace)
+    ranks = score_ranks(stage, lists)
+    size = max(files)
+    ids: list[int | None] = [None] * size          # run_id and first rowid by fi (1-based)
+    firsts: list[int | None] = [None] * size
+    for run, rid in zip(runs, run_ids):
+        ids[run.fi - 1], firsts[run.fi - 1] = rid, files[run.fi][1]
+    _insert_rows(con, stage, ranks, ids, firsts)
+    listed = [(ids[fi - 1], topic, int(n)) for fi, topic, n in zip(lists.fi, lists.topic, lists.n)
+              if ids[fi - 1] is not None]
+    con.execute("INSERT INTO run_list SELECT unnest($r), unnest($t), unnest($n)",
+                {"r": [r for r, _, _ in listed], "t": [t for _, t, _ in listed],
+                 "n": [n for _, _, n in listed]})
+    qrels = [q for (q,) in con.execute("SELECT qrels_id FROM qrels WHERE campaign_id = ?",
+                                       [cid]).fetchall()]
+    store_judged_rows(con, qrels, run_ids)
+    for table in ("run", "run_row", "run_list"):
+        digests.touch(con, table, "list_contains($ids, run_id)", {"ids": run_ids})
+    return run_ids
+
+
+def _file_spans(lists) -> dict[int, tuple[int, int, int]]:
+    """{fi: (rows, first rowid, last rowid)} of the staged files, from their lists."""
+    spans: dict[int, tuple[int, int, int]] = {}
+    for fi, n, first, last in zip(lists.fi.tolist(), lists.n.tolist(), lists.first.tolist(),
+                                  lists.last.tolist()):
+        m, a, b = spans.get(fi, (0, first, last))
+        spans[fi] = (m + n, min(a, first), max(b, last))
+    return spans
+
+
+def _insert_runs(con: duckdb.DuckDBPyConnection, cid: int, campaign: str, runs: list[StagedRun],
+                 counts: dict[int, int], *, replace: bool) -> list[int]:
+    """The run rows of `runs` (`counts`: rows by fi), the old runs of their names deleted
+    first when `replace`. Returns their run_ids, in order."""
     taken = {n for (n,) in con.execute(
         "SELECT name FROM run WHERE campaign_id = $cid AND list_contains($names, name)",
         {"cid": cid, "names": [r.name for r in runs]}).fetchall()}
@@ -422,41 +461,44 @@ def write_staged_runs(con: duckdb.DuckDBPyConnection, cid: int, campaign: str,
                           source=run.path, replace=replace,
                           dependents=("run_row", "run_list", "score", "judged_row",
                                       "judged_pair", "run"))
-    # file_order counts from 0 in each file, as when the file is ingested alone (the digest
-    # covers it): a file's rows are contiguous in stage_runs (the CSV reader keeps file
-    # order, formats.trec._stage_fast); its span verifies it.
-    if any(spans[r.fi][0] != spans[r.fi][2] for r in runs):
-        raise WarehouseError("internal error: a staged file's rows are not contiguous")
-    con.execute("CREATE OR REPLACE TEMP TABLE stage_ids (fi INTEGER, run_id INTEGER, "
-                "first_row BIGINT)")
-    run_ids = []
-    for run in runs:
-        # one INSERT each, in file order: run ids follow the files' order
-        rid = con.execute("""
-            INSERT INTO run (campaign_id, name, team, source_path, sha256, num_rows, ir_metadata)
-            VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING run_id""",
-                          [cid, run.name, run.team, str(run.path.resolve()), run.sha256,
-                           spans[run.fi][0], run.metadata]).fetchone()[0]
-        con.execute("INSERT INTO stage_ids VALUES (?, ?, ?)",
-                    [run.fi, rid, spans[run.fi][1]])
-        run_ids.append(rid)
-    # score_rank: trec_eval 9's order (float32 score desc, docno desc), as ranked_window.
-    con.execute(f"""
-        INSERT INTO run_row (run_id, topic, doc, score, rank, file_order, score_rank)
-        SELECT run_id, topic, doc, score, rank, file_order,
-               row_number() OVER (
-                   PARTITION BY run_id, topic
-                   ORDER BY ev_sort_num('score', true, score, rank, file_order) DESC,
-                            ev_sort_doc('score', doc) DESC)
-        FROM (SELECT i.run_id, s.topic, s.doc, s.score, s.rank,
-                     s.line - i.first_row AS file_order
-              FROM {rows} s JOIN stage_ids i ON i.fi = s.fi)""")
-    con.execute("INSERT INTO run_list SELECT run_id, topic, count(*) FROM run_row "
-                "WHERE run_id IN (SELECT run_id FROM stage_ids) GROUP BY run_id, topic")
-    qrels = [q for (q,) in con.execute("SELECT qrels_id FROM qrels WHERE campaign_id = ?",
-                                       [cid]).fetchall()]
-    store_judged_rows(con, qrels, run_ids)
-    for table in ("run", "run_row", "run_list"):
-        digests.touch(con, table, "list_contains($ids, run_id)", {"ids": run_ids})
-    con.execute("DROP TABLE stage_ids")
-    return run_ids
+    # one INSERT for all (one each cost 1.5 ms a run); the ids follow the files' order
+    made = dict(con.execute("""
+        INSERT INTO run (campaign_id, name, team, source_path, sha256, num_rows, ir_metadata)
+        SELECT $cid, unnest($names), unnest($teams), unnest($sources), unnest($digests),
+               unnest($counts), unnest($metadata)
+        RETURNING name, run_id""", {
+        "cid": cid, "names": [r.name for r in runs], "teams": [r.team for r in runs],
+        "sources": [str(r.path.resolve()) for r in runs], "digests": [r.sha256 for r in runs],
+        "counts": [counts[r.fi] for r in runs], "metadata": [r.metadata for r in runs]
+    }).fetchall())
+    return [made[r.name] for r in runs]
+
+
+def _insert_rows(con: duckdb.DuckDBPyConnection, stage: duckdb.DuckDBPyConnection, ranks,
+                 ids: list, firsts: list) -> None:
+    """INSERT the staged rows of the files with a run id (`ids`, `firsts`: run_id and first
+    rowid by fi) into run_row, with their score_rank `ranks` (numpy, in rowid order, paired
+    with the rows by a positional join: no join on keys)."""
+    from .ranks import int64_table
+
+    select = """
+        SELECT CAST($ids[s.fi] AS INTEGER) AS run_id, s.topic, s.doc, s.score, s.rank,
+               s.rowid - $firsts[s.fi] AS file_order, k.r AS score_rank
+        FROM stage_runs s POSITIONAL JOIN irw_score_rank k
+        WHERE $ids[s.fi] IS NOT NULL"""
+    params = {"ids": ids, "firsts": firsts}
+    stage.register("irw_score_rank", int64_table(r=ranks))
+    try:
+        if stage is con:
+            con.execute("INSERT INTO run_row (run_id, topic, doc, score, rank, file_order, "
+                        f"score_rank) {select}", params)
+        else:
+            con.register("irw_stage_stream",
+                         stage.sql(select, params=params).to_arrow_reader(1 << 20))
+            try:
+                con.execute("INSERT INTO run_row (run_id, topic, doc, score, rank, file_order, "
+                            "score_rank) SELECT * FROM irw_stage_stream")
+            finally:
+                con.unregister("irw_stage_stream")
+    finally:
+        stage.unregister("irw_score_rank")

@@ -1,0 +1,121 @@
+"""trec_eval 9's rank of every staged run row (run_row.score_rank) without sorting every list.
+
+trec_eval ranks a topic's documents by score read as a C float, descending, then by docno,
+descending (comp_sim_docno; sql/context.sql: ev_sort_num, ev_sort_doc). Most run files are
+written in that order already, so sorting every list (a window over all the rows: about as much
+CPU as reading the files, issue 32) repeats work the file has done. Here the file order is
+checked instead, in numpy over the float32 scores, and only what the file leaves open is sorted
+by SQL:
+
+* a list whose scores never rise in file order: each row's rank is its position in the list,
+  except within a run of tied scores (consecutive equal float32 scores), ordered by docno
+  descending among themselves: a window over the tied rows only;
+* a list whose score rises somewhere, and every list of a file whose lists are not contiguous
+  (a topic's lines in several places): a window over the whole list, as before.
+
+The result equals the window over every list (tests/store/test_ranks.py compares both with an
+independent sort by trec_eval's rule)."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import duckdb
+
+from ..errors import WarehouseError
+
+# trec_eval 9's order (ev_sort_num('score', true, ...) DESC, ev_sort_doc('score', doc) DESC),
+# written out: the staging connection of a large folder is a bare DuckDB without the macros.
+SCORE_ORDER = "CAST(CAST(s.score AS FLOAT) AS DOUBLE) DESC, s.doc DESC"
+
+
+class Lists(NamedTuple):
+    """The lists (file, topic) of TEMP table stage_runs, numpy arrays in no particular order:
+    their file (fi), topic, number of rows and first and last rowid."""
+    fi: object
+    topic: object
+    n: object
+    first: object
+    last: object
+
+
+def staged_lists(stage: duckdb.DuckDBPyConnection) -> Lists:
+    """The Lists of TEMP table stage_runs on connection `stage` (one GROUP BY)."""
+    got = stage.execute("""
+        SELECT fi, topic, count(*) AS n, min(rowid) AS first, max(rowid) AS last
+        FROM stage_runs GROUP BY fi, topic""").fetchnumpy()
+    return Lists(got["fi"], got["topic"], got["n"], got["first"], got["last"])
+
+
+def score_ranks(stage: duckdb.DuckDBPyConnection, lists: Lists):
+    """The score_rank of every row of TEMP table stage_runs (fi, topic, doc, score; its rowids
+    0..N-1 in file order, each file's rows contiguous), as a numpy int64 array in rowid order."""
+    import numpy as np
+
+    n_rows = int(lists.n.sum())
+    if n_rows == 0:
+        return np.zeros(0, np.int64)
+    # float32 scores in rowid order (a plain scan keeps the table's order); the cast is
+    # ev_sort_num's, so a score beyond float's range fails here as it does there
+    score = stage.execute("SELECT CAST(score AS FLOAT) AS s FROM stage_runs").fetchnumpy()["s"]
+    if len(score) != n_rows or int(lists.first.min()) != 0 or int(lists.last.max()) != n_rows - 1:
+        raise WarehouseError("internal error: the staged rows are not numbered 0..N-1")
+    # 32-bit positions while they fit (a batch is far below 2^31 rows): half the memory traffic
+    rows = np.arange(n_rows, dtype=np.int32 if n_rows < 2**31 else np.int64)
+    start = np.zeros(n_rows, bool)
+    start[lists.first] = True
+    list_start = np.maximum.accumulate(np.where(start, rows, 0))
+    rank = rows - list_start + 1                 # the position in the list, in file order
+    rises = np.zeros(n_rows, bool)
+    rises[1:] = score[1:] > score[:-1]
+    rises &= ~start
+    whole = np.zeros(n_rows, bool)               # the first rows of lists sorted whole
+    whole[list_start[rises]] = True
+    by_window = whole[list_start]
+    # a file with a list in several places (its rows not contiguous): every list of the file
+    # sorted whole (a file's rows are contiguous, so its first list starts at its first row)
+    for fi in np.unique(lists.fi[lists.last - lists.first + 1 != lists.n]):
+        mine = lists.fi == fi
+        by_window[int(lists.first[mine].min()):int(lists.last[mine].max()) + 1] = True
+    tied = np.zeros(n_rows, bool)
+    tied[1:] = score[1:] == score[:-1]
+    tied &= ~start & ~by_window
+    in_tie = tied.copy()
+    in_tie[:-1] |= tied[1:]                       # the first row of each run of ties too
+    rid = np.flatnonzero(in_tie | by_window)
+    if len(rid):
+        # a run of ties starts at its first row, the last row of the selection not tied to
+        # the one before it (a run's rows are contiguous and all selected)
+        group = np.maximum.accumulate(np.where(tied[rid], 0, rid))
+        whole_list = by_window[rid]
+        found = _window_ranks(stage, rid, np.where(whole_list, -1, group),
+                              np.where(whole_list, 1, rank[group]))
+        rank[found["rid"]] = found["r"]
+    return rank
+
+
+def _window_ranks(stage: duckdb.DuckDBPyConnection, rid, group, base) -> dict:
+    """{rid, r}: the ranks the file order leaves open, of rows `rid` (numpy arrays). A row of
+    a run of ties has the run's first rowid as `group` and the run's first position in its
+    list as `base`: its rank is base plus its place in trec_eval's order within the run. A
+    row of a list sorted whole has group -1 and base 1: its place in its list."""
+    stage.register("irw_open_rank", int64_table(rid=rid, grp=group, base=base))
+    try:
+        return stage.execute(f"""
+            SELECT t.rid, t.base + row_number() OVER (PARTITION BY t.grp, s.fi, s.topic
+                                                      ORDER BY {SCORE_ORDER}) - 1 AS r
+            FROM stage_runs s JOIN irw_open_rank t ON t.rid = s.rowid""").fetchnumpy()
+    finally:
+        stage.unregister("irw_open_rank")
+
+
+def int64_table(**columns):
+    """A pyarrow Table of numpy integer arrays, without a copy, made from their buffers:
+    pyarrow.array() of a numpy array imports pandas (0.2-0.4 s) to check for its types."""
+    import numpy as np
+    import pyarrow as pa
+
+    arrays = [np.ascontiguousarray(a, dtype=np.int64) for a in columns.values()]
+    return pa.Table.from_arrays(
+        [pa.Array.from_buffers(pa.int64(), len(a), [None, pa.py_buffer(a)]) for a in arrays],
+        names=list(columns))
