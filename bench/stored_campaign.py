@@ -41,6 +41,18 @@ for sql in ("FROM irw_map(campaign := 'c')", "FROM irw_P(campaign := 'c', cutoff
             "FROM irw_recip_rank(campaign := 'c')"):
     con.execute(sql).fetchall()
 """
+# `irw ARGS` with the irwarehouse package of another checkout (its folder the first argument):
+# this venv's editable install of the worktree is a meta-path finder that would serve the
+# package's modules ahead of PYTHONPATH, so it is dropped first
+OTHER_IRW = r"""
+import sys
+folder = sys.argv.pop(1)
+sys.meta_path[:] = [f for f in sys.meta_path if "editable" not in repr(f).lower()]
+sys.path.insert(0, folder)
+sys.argv[0] = "irw"
+from irwarehouse.cli import main
+main()
+"""
 
 
 def steps(n: int, out: Path, trec_eval: str, before: Path | None) -> dict:
@@ -59,16 +71,15 @@ def steps(n: int, out: Path, trec_eval: str, before: Path | None) -> dict:
     }
     if before:
         old_wh = work / "before.duckdb"
-        old_env = {**env, "PYTHONPATH": str(before)}
+        old_irw = [PY, "-c", OTHER_IRW, before]
         if not old_wh.exists():
             # a copy brought to the other checkout's SQL (its macros), as a read-write open
             # by that version does
             shutil.copyfile(wh, old_wh)
-            run([PY, "-m", "irwarehouse.cli", "init", "-w", old_wh], env=old_env)
+            run([*old_irw, "init", "-w", old_wh], env=env)
         todo["irw eval, before"] = lambda: run(
-            [PY, "-m", "irwarehouse.cli", "eval", "--campaign", "c", "-w", old_wh, *FLAGS],
-            env=old_env)
-        todo["macros, before"] = lambda: run([PY, "-c", MACROS, old_wh], env=old_env)
+            [*old_irw, "eval", "--campaign", "c", "-w", old_wh, *FLAGS], env=env)
+        todo["macros, before"] = lambda: run([PY, "-c", MACROS, old_wh], env=env)
     return todo
 
 
