@@ -459,15 +459,20 @@ WHERE ev_check_ranking(sort_order, trec_eval_version, max_docs);
 -- The judged documents of each evaluated list with their rank and level; is_rel = level >=
 -- relevance_level. Judged-only (-J) renumbers the judged documents 1..n in the same order
 -- (trec_eval keeps the original tie-breaking).
+-- Two branches, one of them empty: without -J no window is computed (a metric macro's options
+-- are known only when it runs, and a CASE would number every judged row anyway: 0.26 s of
+-- each metric macro over bench's 100-run campaign).
 CREATE OR REPLACE MACRO ev_make_ranked(relevance_level, judged_only) AS TABLE
+SELECT run_id, topic, full_rank AS rank, rel, rel >= relevance_level AS is_rel
+FROM ev_full_ranked
+WHERE NOT judged_only
+UNION ALL
 SELECT run_id, topic, rank, rel, rel >= relevance_level AS is_rel
 FROM (
     SELECT run_id, topic, rel,
-           CASE WHEN judged_only
-                THEN row_number() OVER (PARTITION BY run_id, topic ORDER BY full_rank)
-                ELSE full_rank END AS rank
+           row_number() OVER (PARTITION BY run_id, topic ORDER BY full_rank) AS rank
     FROM ev_full_ranked
-    WHERE NOT judged_only OR rel >= 0
+    WHERE judged_only AND rel >= 0
 );
 
 -- plan: stored (ev_ranked)
@@ -482,11 +487,28 @@ FROM ev_make_full_ranked_stored(max_docs);
 -- documents at ranks <= r, the running count of precision-based measures (AP, interpolated
 -- precision). A window over the relevant documents only: much cheaper than ev_counted's over
 -- every judged one.
-CREATE OR REPLACE MACRO ev_make_relevant() AS TABLE
+-- A stored run's relevant documents at -l 1 in trec_eval 9's score order without -J are the
+-- rows relevant_row keeps for its qrels, numbered at ingestion (sql/schema.sql): those are
+-- read, and the window counts only the other runs' (`counted`: the runs whose rows are
+-- stored and apply; empty under any other option).
+CREATE OR REPLACE MACRO ev_make_relevant(relevance_level, judged_only, sort_order,
+                                         trec_eval_version, max_docs) AS TABLE
+WITH counted AS (
+    SELECT p.run_id FROM relevant_pair p
+    WHERE p.qrels_id = (SELECT qrels_id FROM ev_scope)
+      AND p.run_id IN (SELECT run_id FROM ev_stored_runs())
+      AND relevance_level = 1 AND NOT judged_only AND sort_order = 'score'
+      AND trec_eval_version < 10
+)
+SELECT r.run_id, r.topic, r.score_rank AS rank, r.rel, r.rel_so_far
+FROM relevant_row r
+WHERE r.qrels_id = (SELECT qrels_id FROM ev_scope) AND r.run_id IN (SELECT run_id FROM counted)
+  AND (max_docs IS NULL OR r.score_rank <= max_docs)
+UNION ALL
 SELECT run_id, topic, rank, rel,
        row_number() OVER (PARTITION BY run_id, topic ORDER BY rank) AS rel_so_far
 FROM ev_ranked
-WHERE is_rel;
+WHERE is_rel AND run_id NOT IN (SELECT run_id FROM counted);
 
 -- relation: ev_counted
 -- ev_ranked with the three running counts of the measures that look at non-relevant documents
@@ -538,15 +560,19 @@ pairs AS (
     SELECT run_id, topic FROM retrieved
     UNION
     SELECT e.run_id, t.topic FROM ev_runs e CROSS JOIN ev_topic t WHERE complete
+),
+judged_counts AS (
+    -- -J's list lengths, counted only under -J (a count per list in a CASE would be computed
+    -- for every list whatever the option: 0.03 s of every stored evaluation of 100 runs)
+    SELECT run_id, topic, count(*) AS n FROM ev_ranked WHERE judged_only GROUP BY run_id, topic
 )
 SELECT p.run_id, p.topic,
-       CASE WHEN judged_only
-            THEN (SELECT count(*) FROM ev_ranked k WHERE k.run_id = p.run_id
-                                                    AND k.topic = p.topic)
+       CASE WHEN judged_only THEN coalesce(c.n, 0)
             ELSE least(coalesce(r.n, 0), coalesce(max_docs, coalesce(r.n, 0))) END AS num_ret,
        r.n IS NOT NULL AS in_run
 FROM pairs p
-LEFT JOIN retrieved r ON r.run_id = p.run_id AND r.topic = p.topic;
+LEFT JOIN retrieved r ON r.run_id = p.run_id AND r.topic = p.topic
+LEFT JOIN judged_counts c ON c.run_id = p.run_id AND c.topic = p.topic;
 
 -- relation: ev_listed
 -- Every document of each evaluated list, judged or not (ev_ranked holds the judged ones only),
@@ -735,6 +761,16 @@ JOIN (SELECT qrels_id, topic, doc, max(rel) AS rel FROM judgment
       GROUP BY qrels_id, topic, doc) j
   ON j.topic = r.topic AND j.doc = r.doc
 WHERE list_contains(run_ids, r.run_id);
+
+-- block: ev_make_relevant_rows
+-- The rows of relevant_row for some qrels and runs (irwarehouse.store.ingest keeps it): the
+-- judged_row rows of level >= 1, each with rel_so_far = the number of them at ranks <= its own
+-- in its list, as ev_relevant numbers them at relevance_level 1 (ranks are unique in a list).
+CREATE OR REPLACE MACRO ev_make_relevant_rows(qrels_ids, run_ids) AS TABLE
+SELECT qrels_id, run_id, topic, score_rank, rel,
+       row_number() OVER (PARTITION BY qrels_id, run_id, topic ORDER BY score_rank) AS rel_so_far
+FROM judged_row
+WHERE list_contains(qrels_ids, qrels_id) AND list_contains(run_ids, run_id) AND rel >= 1;
 
 -- name: summary
 -- The `all` row of every measure of an `irw eval` (irwarehouse.engine.evaluate): irw_summarise

@@ -185,6 +185,29 @@ CREATE TABLE IF NOT EXISTS judged_pair (
     PRIMARY KEY (qrels_id, run_id)
 );
 
+-- The relevant documents (level >= 1) of judged_row with C(r), the number of them at ranks <= r
+-- of their list (rel_so_far): all that AP, P@k, recall@k, nDCG@k and RR read of a ranking at
+-- trec_eval's default -l 1 (irwarehouse/engine/relevant_rows.py). Written with judged_row, in
+-- the same transaction (store/ingest.py: store_judged_rows), so that re-evaluating a stored
+-- campaign reads a third to a tenth of judged_row's rows and computes no running count.
+-- relevant_pair lists the (qrels, run) pairs whose rows are here (a pair may have none: a
+-- run that retrieved no relevant document); a pair missing from it is evaluated from
+-- judged_row as before.
+CREATE TABLE IF NOT EXISTS relevant_row (
+    qrels_id     INTEGER NOT NULL,
+    run_id       INTEGER NOT NULL,
+    topic        VARCHAR NOT NULL,
+    score_rank   BIGINT NOT NULL,
+    rel          INTEGER NOT NULL,
+    rel_so_far   BIGINT NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS relevant_pair (
+    qrels_id     INTEGER NOT NULL,
+    run_id       INTEGER NOT NULL,
+    PRIMARY KEY (qrels_id, run_id)
+);
+
 CREATE TABLE IF NOT EXISTS pool (
     pool_id      INTEGER PRIMARY KEY,
     campaign_id  INTEGER NOT NULL,

@@ -18,8 +18,8 @@ def check_cmd(warehouse: WarehouseOpt = None):
     """Verify a warehouse: row counts, digests, schema, every block.
 
     Checks the schema version, reads every table in full, compares each run's and qrels' row
-    count and digest with those recorded at ingestion, and rebuilds run_list and judged_row.
-    Exit code 0 when all is well, 3 when something is damaged."""
+    count and digest with those recorded at ingestion, and rebuilds run_list, judged_row and
+    relevant_row. Exit code 0 when all is well, 3 when something is damaged."""
     def body():
         from pathlib import Path
 

@@ -13,7 +13,7 @@ from ..measures import MeasureRequest
 from ..options import EvalOptions
 from ..sqlfiles import builder, context_relations, context_section, relations_read
 from ..store.connection import install_macros
-from . import diversity
+from . import diversity, relevant_rows
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -163,14 +163,15 @@ def _materialise(con: duckdb.DuckDBPyConnection, relation: str, macro: str, args
 
 def build_context(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: int,
                   opts: EvalOptions, relations=None, alphas=(), *,
-                  file_order: bool = False, kept=()) -> str:
+                  file_order: bool = False, kept=(), kernels=()) -> str:
     """Materialise the context relations (sql/context.sql) the measures read, as TEMP tables,
     each once for every measure: `relations` (default: ev_ranked, ev_run_topic and what they
     need), the greedy ideal lists for `alphas`. `file_order`: run_row is a view over staged
     files scanned in their order (engine.files), ranked by the 'file' plan. `kept`: relations
     that stand from the previous batch of the same qrels and options (RUN_FREE: they do not
-    depend on the runs). Returns the ranking plan used ('stored', 'window', 'counting' or
-    'file')."""
+    depend on the runs). `kernels`: the measures' macros; when relevant_rows.usable says so,
+    ev_ranked and ev_relevant are views of the stored relevant rows instead. Returns the
+    ranking plan used ('stored', 'window', 'counting' or 'file')."""
     relations = set(relations or relations_read(["ev_make_run_topic"])) | {
         "ev_scope", "ev_runs", "ev_judgment", "ev_topic", "ev_full_ranked", "ev_ranked",
         "ev_run_topic"}
@@ -180,12 +181,19 @@ def build_context(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: 
     con.execute("CREATE OR REPLACE TEMP TABLE ev_runs AS SELECT unnest($ids::INTEGER[]) AS run_id",
                 {"ids": list(run_ids)})
     plan = None
+    relevant_rows.restore(con)
+    fast = False
     for relation in context_relations():
         if relation not in relations or relation in ("ev_scope", "ev_runs", "ev_sorted") \
                 or relation in kept:
             continue
         if relation == "ev_full_ranked":
             plan = _rank(con, opts, values, file_order)
+            fast = relevant_rows.usable(con, opts, kernels, plan, qrels_id)
+            if fast:
+                relevant_rows.build(con, opts, qrels_id)
+        elif fast and relation in relevant_rows.VIEWS:
+            continue
         elif relation == "ev_ranked" and plan == "stored" and not opts.judged_only:
             _materialise(con, "ev_ranked", "ev_make_ranked_stored",
                          ["relevance_level", "max_docs"], values)
@@ -379,7 +387,7 @@ def evaluate(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: int,
                                                       else [])
             build_context(con, batch, qrels_id, group_opts, relations_read(names),
                           _alphas(group), file_order=file_order,
-                          kept=RUN_FREE if i and len(groups) == 1 else ())
+                          kept=RUN_FREE if i and len(groups) == 1 else (), kernels=names)
             done += 1
             report(done, total)
             # A few macros per statement: planning one UNION ALL of many macros grows faster
@@ -397,6 +405,7 @@ def evaluate(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: int,
                 gcompute_rows = diversity.gcompute_blocks(con, group)
         # the evaluated lists of the last group's context (whether each was in the run)
         con.execute("INSERT INTO ev_run_topics SELECT run_id, topic, in_run FROM ev_run_topic")
+    relevant_rows.restore(con)      # TEMP tables again where views of relevant_row stood
     if len(batches) > 1:
         # ev_runs: every evaluated run again (store_scores replaces the values of these)
         con.execute("CREATE OR REPLACE TEMP TABLE ev_runs AS "

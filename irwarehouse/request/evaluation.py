@@ -288,11 +288,18 @@ def _ranked_runs(con, campaign: str, runs: list[str] | None) -> list[str]:
 def ranked_runs(con, campaign: str) -> list[str]:
     """The runs of the campaign with ranked rows: runs of text outputs (irw ingest texts) and
     session logs have none, and get no ranked scores."""
-    rows = con.execute("""
-        SELECT r.name FROM run r JOIN campaign c USING (campaign_id)
-        WHERE c.name = ? AND EXISTS (SELECT 1 FROM run_row x WHERE x.run_id = r.run_id)
-        ORDER BY r.name""", [campaign]).fetchall()
-    return [r for (r,) in rows]
+    # run_list holds the list lengths of every stored run with rows (one row per list); only
+    # a run it lacks (rows written by hand, or none) is looked for in run_row, by its id:
+    # probing every run_row for every run costs 0.035 s over 5M rows
+    runs = con.execute("""
+        SELECT r.run_id, r.name, r.run_id IN (SELECT run_id FROM run_list)
+        FROM run r JOIN campaign c USING (campaign_id)
+        WHERE c.name = ? ORDER BY r.name""", [campaign]).fetchall()
+    unlisted = [i for i, _, listed in runs if not listed]
+    with_rows = {i for (i,) in con.execute(
+        "SELECT DISTINCT run_id FROM run_row WHERE list_contains($ids, run_id)",
+        {"ids": unlisted}).fetchall()} if unlisted else set()
+    return [name for i, name, listed in runs if listed or i in with_rows]
 
 
 def _stored_text_scores(con, where: Scope, label: str, runs, store: bool = False

@@ -122,7 +122,7 @@ _ALWAYS_BUILT = ("ev_judgment", "ev_topic", "ev_ranked", "ev_run_topic")
 
 
 # The context macros that storing a run or qrels calls (irwarehouse.store.ingest).
-_INGEST_MACROS = ("ev_sort_num", "ev_sort_doc", "ev_make_judged_rows")
+_INGEST_MACROS = ("ev_sort_num", "ev_sort_doc", "ev_make_judged_rows", "ev_make_relevant_rows")
 
 
 def _install_needed(con: duckdb.DuckDBPyConnection, kernels, macros=None) -> None:
@@ -169,6 +169,7 @@ def _backfill(con: duckdb.DuckDBPyConnection) -> None:
     their list lengths (run_list) and judged rows (judged_row), and the catalog measure of
     stored scores (score.family)."""
     from .ingest import store_judged_rows
+    from .relevant import backfill_relevant_rows
     from .rekey import backfill_gain_maps, rekey_scores
     changed = con.execute("""
         UPDATE run_row SET score_rank = ranked.r
@@ -199,6 +200,7 @@ def _backfill(con: duckdb.DuckDBPyConnection) -> None:
         runs = [r for (r,) in con.execute("SELECT run_id FROM run WHERE campaign_id = ?",
                                           [cid]).fetchall()]
         store_judged_rows(con, qrels, runs)
+    backfill_relevant_rows(con)     # relevant_row of the pairs judged before it existed
     _backfill_score_family(con)
     if rekey_scores(con)[0]:
         digests.touch(con, "score")

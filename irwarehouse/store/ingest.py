@@ -16,6 +16,8 @@ from ..failures import shown, unsafe
 from ..formats import QRELS_FORMATS, SAMPLED_FORMATS
 from ..formats.trec import sha256_of, stage_qrels, stage_run, stage_runs_bulk
 from . import digests, interrupts
+from .relevant import TABLES as RELEVANT_TABLES
+from .relevant import store_relevant_rows
 from .rollback import rollback
 
 NAME_LIMIT = 200            # characters of a campaign, run or qrels name
@@ -135,7 +137,8 @@ def write_staged_qrels(con: duckdb.DuckDBPyConnection, cid: int, campaign: str, 
     replace_named(con, "qrels", cid, name, kind="qrels", campaign=campaign,
                   source=source if label is None else label,
                   replace=replace, dependents=("judgment", "judgment_sample", "score",
-                                               "judged_row", "judged_pair", "qrels"))
+                                               "judged_row", "judged_pair", *RELEVANT_TABLES,
+                                               "qrels"))
     qid = con.execute("""
         INSERT INTO qrels (campaign_id, name, format, source_path, sha256, num_rows,
                            source_version)
@@ -171,6 +174,7 @@ def store_judged_rows(con: duckdb.DuckDBPyConnection, qrels_ids: list[int],
     for table in ("judged_row", "judged_pair"):
         digests.touch(con, table, "list_contains($q, qrels_id) AND list_contains($r, run_id)",
                       ids)
+    store_relevant_rows(con, qrels_ids, run_ids)
 
 
 def ingest_run(con: duckdb.DuckDBPyConnection, path, campaign: str, *, name: str | None = None,
@@ -203,7 +207,7 @@ def store_staged_run(con: duckdb.DuckDBPyConnection, campaign: str, *, name: str
         cid = campaign_id(con, campaign, create=True)
         replace_named(con, "run", cid, name, kind="run", campaign=campaign, source=source,
                       replace=replace, dependents=("run_row", "run_list", "score", "judged_row",
-                                                   "judged_pair", "run"))
+                                                   "judged_pair", *RELEVANT_TABLES, "run"))
         n = con.execute("SELECT count(*) FROM stage_run").fetchone()[0]
         rid = con.execute("""
             INSERT INTO run (campaign_id, name, team, source_path, sha256, num_rows, ir_metadata)
@@ -460,7 +464,7 @@ def _insert_runs(con: duckdb.DuckDBPyConnection, cid: int, campaign: str, runs: 
             replace_named(con, "run", cid, run.name, kind="run", campaign=campaign,
                           source=run.path, replace=replace,
                           dependents=("run_row", "run_list", "score", "judged_row",
-                                      "judged_pair", "run"))
+                                      "judged_pair", *RELEVANT_TABLES, "run"))
     # one INSERT for all (one each cost 1.5 ms a run); the ids follow the files' order
     made = dict(con.execute("""
         INSERT INTO run (campaign_id, name, team, source_path, sha256, num_rows, ir_metadata)

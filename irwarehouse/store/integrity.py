@@ -3,8 +3,8 @@
 `irw check` reads every table in full (DuckDB verifies each block's checksum as it reads it)
 and compares, table by table and owner by owner, the number of rows and their digest with
 those the writes recorded (irwarehouse.store.digests: the checksum's blind spot, words moved
-within a block, changes the digest); then the derived rows (run_list, judged_row) against the
-rows they are made from.
+within a block, changes the digest); then the derived rows (run_list, judged_row, relevant_row)
+against the rows they are made from.
 """
 
 from __future__ import annotations
@@ -209,8 +209,24 @@ def _check_derived(con, report: CheckReport) -> None:
     if wrong:
         report.fail(f"judged_row: the judged rows of {wrong} qrels differ from run_row and "
                     "judgment")
-    if not wrong_lists and not wrong:
-        report.ok("derived rows: run_list and judged_row match run_row and judgment")
+    # relevant_row against judged_row (store/relevant.py), for the pairs relevant_pair lists
+    wrong_relevant = con.execute("""
+        SELECT count(*) FROM (
+            (SELECT * FROM relevant_row EXCEPT ALL SELECT r.* FROM ev_make_relevant_rows(
+                 (SELECT list(DISTINCT qrels_id) FROM relevant_pair),
+                 (SELECT list(DISTINCT run_id) FROM relevant_pair)) r
+             SEMI JOIN relevant_pair p USING (qrels_id, run_id))
+            UNION ALL
+            (SELECT r.* FROM ev_make_relevant_rows(
+                 (SELECT list(DISTINCT qrels_id) FROM relevant_pair),
+                 (SELECT list(DISTINCT run_id) FROM relevant_pair)) r
+             SEMI JOIN relevant_pair p USING (qrels_id, run_id)
+             EXCEPT ALL SELECT * FROM relevant_row))""").fetchone()[0]
+    if wrong_relevant:
+        report.fail(f"relevant_row: {wrong_relevant} rows differ from judged_row")
+    if not wrong_lists and not wrong and not wrong_relevant:
+        report.ok("derived rows: run_list, judged_row and relevant_row match run_row and "
+                  "judgment")
 
 
 # -- irw compact ---------------------------------------------------------------------------------

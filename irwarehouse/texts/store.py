@@ -158,7 +158,7 @@ def store_references(con, campaign: str, name: str, refs: dict[tuple[str, str], 
     old = replace_named(con, "qrels", cid, name, kind="reference set", campaign=campaign,
                         source=source, replace=replace,
                         dependents=("text_reference", "score", "judgment", "judged_row",
-                                    "judged_pair", "qrels"))
+                                    "judged_pair", "relevant_row", "relevant_pair", "qrels"))
     if old is not None:
         digests.delete(con, "text_token", "source = 'ref' AND owner_id = ?", [old])
     qid = con.execute(

@@ -17,6 +17,16 @@ SELECT run_id, topic, rank, rel, is_rel,
 FROM ev_ranked
 WINDOW w AS (PARTITION BY run_id, topic ORDER BY rank ROWS UNBOUNDED PRECEDING);
 
+-- relation: ev_relevant
+-- ev_relevant counted by its window for every run (context.sql reads the running counts that
+-- ingestion stores in relevant_row, a table the Spark export does not carry).
+CREATE OR REPLACE MACRO ev_make_relevant(relevance_level, judged_only, sort_order,
+                                         trec_eval_version, max_docs) AS TABLE
+SELECT run_id, topic, rank, rel,
+       row_number() OVER (PARTITION BY run_id, topic ORDER BY rank) AS rel_so_far
+FROM ev_ranked
+WHERE is_rel;
+
 -- relation: ev_div_ideal
 -- ndeval's greedy ideal list (context.sql: ndeval.c idealResult; docs/diversity_semantics.md
 -- section 1) without a recursive CTE: context.sql's recursion ranks the candidates of each

@@ -56,23 +56,26 @@ def _relation(con, relation: str, campaign: str, portable: bool, opts: EvalOptio
     ctes = [f"ev_scope AS ({plain.call('ev_make_scope', [exp.Literal.string(campaign), exp.Null()]).sql(dialect='duckdb')})",
             f"ev_runs AS ({plain.call('ev_make_runs', [exp.Null()]).sql(dialect='duckdb')})"]
     needed = {"ev_counted": ["ev_judgment", "ev_topic", "ev_full_ranked", "ev_ranked"],
+              "ev_relevant": ["ev_judgment", "ev_topic", "ev_full_ranked", "ev_ranked"],
               "ev_div_ideal": ["ev_div_judgment"]}[relation]
     for dep in needed:
         make = builder(dep)
         args = [_typed(values[a], _BUILDER_TYPES[a]) for a in make.args]
         ctes.append(f"{dep} AS ({plain.call(make.name, args).sql(dialect='duckdb')})")
-    args = [_typed(0.5, "DOUBLE")] if relation == "ev_div_ideal" else []
+    args = [_typed(0.5, "DOUBLE")] if relation == "ev_div_ideal" else [
+        _typed(values[a], _BUILDER_TYPES[a]) for a in builder(relation).args]
     body = Inliner(portable=portable).call(builder(relation).name, args)
     sql = f"WITH {', '.join(ctes)} SELECT * FROM ({body.sql(dialect='duckdb')})"
     return sorted(con.execute(sql).fetchall(), key=str)
 
 
-@pytest.mark.parametrize("relation", ["ev_counted", "ev_div_ideal"])
+@pytest.mark.parametrize("relation", ["ev_counted", "ev_div_ideal", "ev_relevant"])
 @pytest.mark.parametrize("opts", [EvalOptions(), EvalOptions(judged_only=True, threshold=2)],
                          ids=["default", "J-l2"])
 def test_portable_rewrites_build_the_same_relations(small, relation, opts):
-    """sql/portable's ev_counted (three running sums, no HUGEINT) and ev_div_ideal (a fold, no
-    recursive CTE) against context.sql's, on DuckDB."""
+    """sql/portable's ev_counted (three running sums, no HUGEINT), ev_div_ideal (a fold, no
+    recursive CTE) and ev_relevant (its window for every run, no relevant_row) against
+    context.sql's, on DuckDB."""
     with duckdb.connect(str(small), read_only=True) as con:
         for campaign in ("sample", "div"):
             want = _relation(con, relation, campaign, False, opts)

@@ -36,7 +36,8 @@ def test_rm_run_removes_it_and_everything_on_it(tmp_path):
     result = irw("rm", "run", "STANDARD", "-C", "c", "--warehouse", path)
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith("removed run STANDARD from campaign c (")
-    for table in ("run", "run_row", "run_list", "score", "judged_row", "judged_pair"):
+    for table in ("run", "run_row", "run_list", "score", "judged_row", "judged_pair",
+                  "relevant_row", "relevant_pair"):
         assert _count(path, f"SELECT count(*) FROM {table} WHERE run_id = {rid}") == 0, table
     assert _count(path, "SELECT count(*) FROM run_row") == 1500          # `other` stays
     assert _count(path, "SELECT count(*) FROM score") > 0
@@ -47,7 +48,8 @@ def test_rm_qrels_removes_judgments_and_scores(tmp_path):
     path = _warehouse(tmp_path)
     result = irw("rm", "qrels", "binary", "-C", "c", "--warehouse", path)
     assert result.exit_code == 0, result.output
-    for table in ("qrels", "judgment", "score", "judged_row", "judged_pair"):
+    for table in ("qrels", "judgment", "score", "judged_row", "judged_pair", "relevant_row",
+                  "relevant_pair"):
         assert _count(path, f"SELECT count(*) FROM {table}") == 0, table
     assert irw("check", "--warehouse", path).exit_code == 0
 

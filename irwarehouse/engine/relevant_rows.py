@@ -1,0 +1,96 @@
+"""Stored campaigns re-evaluated from their relevant rows (issue 32, target 5).
+
+AP, P@k, recall@k, nDCG@k (gain = level) and RR read, of a ranking, only its relevant
+documents: their ranks, levels and C(r), the number of relevant documents at ranks <= r.
+At trec_eval's default -l 1, in trec_eval 9's score order, without -J, those are the rows of
+relevant_row (sql/schema.sql), which ingestion writes once per (qrels, run) pair beside
+judged_row. For such an evaluation ev_ranked and ev_relevant are views of relevant_row, so
+nothing copies, ranks or counts judged_row again (100-run campaign bench: a third of
+judged_row's rows; the two relations cost 0.28 s built, nothing as views). The measures are
+the same macros (sql/metrics) over the same rows: their values are the same bits
+(tests/engine/test_relevant_rows.py compares every kernel below with the general path).
+
+The other judged rows are left out of ev_ranked, so only kernels that read nothing of a
+ranking but its rows of level >= 1 take this path:
+    m_map, m_map_cut     ev_relevant (is_rel rows, rel_so_far)
+    m_P, m_recall        ev_ranked WHERE is_rel AND rank <= cutoff (ev_hits_at)
+    m_recip_rank         min(rank) of ev_ranked WHERE is_rel
+    m_ndcg_cut           ev_ranked rows of gain = level <> 0 (ev_ndcg_at with no gain map);
+                         the ideal list reads ev_judgment, which stays whole
+Every other relation (ev_judgment, ev_topic, ev_run_topic: R, N, the list lengths) is built
+as before.
+"""
+
+from __future__ import annotations
+
+import duckdb
+
+from ..options import EvalOptions
+
+FAST_KERNELS = frozenset({"m_map", "m_map_cut", "m_P", "m_recall", "m_recip_rank",
+                          "m_ndcg_cut"})
+# the relations this module replaces by views (every other one is built as before)
+VIEWS = ("ev_ranked", "ev_relevant")
+
+_RANKED = """
+CREATE OR REPLACE TEMP VIEW ev_ranked AS
+SELECT run_id, topic, score_rank AS rank, rel, true AS is_rel
+FROM relevant_row
+WHERE qrels_id = {qrels_id} AND run_id IN (SELECT run_id FROM ev_runs)
+  AND ({max_docs} IS NULL OR score_rank <= {max_docs})"""
+_RELEVANT = """
+CREATE OR REPLACE TEMP VIEW ev_relevant AS
+SELECT run_id, topic, score_rank AS rank, rel, rel_so_far
+FROM relevant_row
+WHERE qrels_id = {qrels_id} AND run_id IN (SELECT run_id FROM ev_runs)
+  AND ({max_docs} IS NULL OR score_rank <= {max_docs})"""
+
+
+def usable(con: duckdb.DuckDBPyConnection, opts: EvalOptions, kernels, plan: str | None,
+           qrels_id: int) -> bool:
+    """Whether this evaluation's ev_ranked and ev_relevant can be relevant_row's: the stored
+    plan (trec_eval 9's score order, every run's judged rows stored), -l 1, no -J, only
+    FAST_KERNELS, and every evaluated run's relevant rows stored for the qrels (ev_runs)."""
+    if (plan != "stored" or opts.judged_only or opts.threshold != 1 or not kernels
+            or not set(kernels) <= FAST_KERNELS):
+        return False
+    missing = con.execute("""
+        SELECT count(*) FROM ev_runs
+        WHERE run_id NOT IN (SELECT run_id FROM relevant_pair WHERE qrels_id = ?)""",
+                          [qrels_id]).fetchone()[0]
+    return not missing
+
+
+def build(con: duckdb.DuckDBPyConnection, opts: EvalOptions, qrels_id: int) -> None:
+    """ev_ranked and ev_relevant as views of relevant_row. DDL takes no parameters: the two
+    values written into it are integers (an id and -M, checked here)."""
+    qrels_id = int(qrels_id)
+    max_docs = "NULL" if opts.depth is None else str(int(opts.depth))
+    _drop(con)
+    for sql in (_RANKED, _RELEVANT):
+        con.execute(sql.format(qrels_id=qrels_id, max_docs=max_docs))
+
+
+def restore(con: duckdb.DuckDBPyConnection) -> None:
+    """The views gone and empty TEMP tables of those names back (their shapes: context.sql),
+    so that the general path can CREATE OR REPLACE them; nothing when no view is there."""
+    views = [n for (n,) in con.execute(
+        "SELECT view_name FROM duckdb_views() WHERE temporary AND list_contains(?, view_name)",
+        [list(VIEWS)]).fetchall()]
+    if views:
+        _drop(con)
+        con.execute("CREATE TEMP TABLE ev_ranked (run_id INTEGER, topic VARCHAR, rank BIGINT, "
+                    "rel INTEGER, is_rel BOOLEAN)")
+        con.execute("CREATE TEMP TABLE ev_relevant (run_id INTEGER, topic VARCHAR, "
+                    "rank BIGINT, rel INTEGER, rel_so_far BIGINT)")
+
+
+def _drop(con: duckdb.DuckDBPyConnection) -> None:
+    """Drop the TEMP views or tables named VIEWS (names of this module's, never user input)."""
+    for name, kind in con.execute("""
+            SELECT view_name, 'VIEW' FROM duckdb_views()
+            WHERE temporary AND list_contains($n, view_name)
+            UNION ALL
+            SELECT table_name, 'TABLE' FROM duckdb_tables()
+            WHERE temporary AND list_contains($n, table_name)""", {"n": list(VIEWS)}).fetchall():
+        con.execute(f"DROP {kind} {name}")
