@@ -68,7 +68,8 @@ for path in sys.argv[2:3]:
 
 
 # Where the time of `irw eval -m map -m P.10 QRELS RUN` goes, step by step in one process, as
-# the CLI runs it (irwarehouse.cli.fast -> eval_cmd -> api.evaluate_files): CPU and wall seconds.
+# the CLI runs it (irwarehouse.cli.fast -> eval_cmd -> api.evaluate_files, engine.files): CPU and
+# wall seconds.
 STEPS_SCRIPT = r"""
 import json, sys, time
 marks = []
@@ -82,15 +83,19 @@ from irwarehouse.api import Warehouse
 from irwarehouse.engine.evaluate import EvalOptions, evaluate
 from irwarehouse.writers import render; mark("import engine, writers")
 from irwarehouse.measures import parse_measures
-from irwarehouse.store import ingest
 qrels, run = sys.argv[1], sys.argv[2]
 requests = parse_measures(["map", "P.10"]); mark("parse measures (catalog)")
 wh = Warehouse(None, macros=False, lean=True)
 from irwarehouse.store.connection import fit_threads
 fit_threads(wh.con, [qrels, run]); mark("private warehouse (schema)")
 qid = wh.ingest_qrels(qrels, "files"); mark("read + check qrels")
-rids = ingest.ingest_run_files(wh.con, [run], private=True); mark("read + check run")
-result = evaluate(wh.con, rids, qid, requests, EvalOptions()); mark("evaluate (context, macros)")
+from irwarehouse.engine.evaluate import batchable
+from irwarehouse.engine.files import FileRuns
+files = FileRuns(wh.con, [run], in_batches=batchable(requests, EvalOptions()))
+files.prepare(0); mark("read + check run")
+result = evaluate(wh.con, files.run_ids, qid, requests, EvalOptions(), batches=files.batches,
+                  file_order=True); mark("evaluate (context, macros)")
+files.close()
 text = render(result, "trec_eval", per_topic=False); mark("render")
 wh.close(); mark("close")
 print(json.dumps([(b[0], b[1] - a[1], b[2] - a[2]) for a, b in zip(marks, marks[1:])]))
