@@ -18,6 +18,7 @@ from pathlib import Path
 import duckdb
 
 from ..errors import IrwError, WarehouseError
+from ..formats.batches import size_batches, text_size
 from ..formats.trec import sha256_of, stage_run, stage_runs_bulk
 from ..store import digests
 from ..store.ingest import (
@@ -191,41 +192,19 @@ def _bounded(con: duckdb.DuckDBPyConnection, batched: bool):
 # BATCH_BYTES, so that memory stays under 1 GB whatever the number of runs (3.5 GB at 400 runs
 # of 50,000 lines when every folder was read at once; issue 32), at a cost of about 25% more
 # CPU for the hand-over of the rows (an Arrow stream). Sizes are bytes of text: a gzipped run
-# counts GZIP_RATIO times. The stored trec_eval rank is computed the same way in both
+# counts formats.batches.GZIP_RATIO times. The stored trec_eval rank is computed the same way in both
 # (store/ranks.py: the file order checked, only ties and lists out of order sorted).
 ONE_READ_BYTES = 256 << 20
 BATCH_BYTES = 64 << 20
-GZIP_RATIO = 5
 WRITE_MEMORY = "256MiB"          # DuckDB's memory_limit on the warehouse while batches are written
 
 
 def _batches(files: list[Path]) -> list[list[Path]]:
     """The files in batches: all at once up to ONE_READ_BYTES, else of about BATCH_BYTES each
     (a larger file is a batch of its own)."""
-    sizes = [_text_size(path) for path in files]
-    if sum(sizes) <= ONE_READ_BYTES:
+    if sum(text_size(path) for path in files) <= ONE_READ_BYTES:
         return [files]
-    batches: list[list[Path]] = [[]]
-    size = 0
-    for path, n in zip(files, sizes):
-        if batches[-1] and size + n > BATCH_BYTES:
-            batches.append([])
-            size = 0
-        batches[-1].append(path)
-        size += n
-    return batches
-
-
-def _text_size(path: Path) -> int:
-    """The bytes of text of a run file (estimated for gzip); 0 for a dangling link or a pipe,
-    never opened (the reader names it)."""
-    if not path.is_file():
-        return 0
-    try:
-        with open(path, "rb") as f:
-            return path.stat().st_size * (GZIP_RATIO if f.read(2) == b"\x1f\x8b" else 1)
-    except OSError:
-        return 0
+    return size_batches(files, BATCH_BYTES)
 
 
 @dataclass

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import duckdb
 
-from ..formats.lines import GZIP_MAGIC
+from ..formats.batches import GZIP_RATIO, size_batches  # noqa: F401 (GZIP_RATIO: tests)
 from ..formats.trec import stage_run, stage_runs_bulk
 from ..store.ingest import check_name, transaction
 
@@ -31,35 +31,12 @@ from ..store.ingest import check_name, transaction
 # bench/bench_folders.py, bench/README.md). A larger file is a batch of its own. A gzipped file
 # counts GZIP_RATIO times its size.
 BATCH_BYTES = 48 << 20
-GZIP_RATIO = 5
 
 
 def file_batches(paths: list[Path], limit: int | None = None) -> list[list[Path]]:
     """The files in order, in batches of about `limit` bytes of text (default BATCH_BYTES; at
     least one file a batch)."""
-    limit = BATCH_BYTES if limit is None else limit
-    batches: list[list[Path]] = [[]]
-    size = 0
-    for path in paths:
-        n = _text_size(path)
-        if batches[-1] and size + n > limit:
-            batches.append([])
-            size = 0
-        batches[-1].append(path)
-        size += n
-    return batches
-
-
-def _text_size(path: Path) -> int:
-    """The bytes of text of a file (estimated for gzip); 0 for what is not a regular file (the
-    reader names it)."""
-    try:
-        if not path.is_file():
-            return 0
-        with open(path, "rb") as f:
-            return path.stat().st_size * (GZIP_RATIO if f.read(2) == GZIP_MAGIC else 1)
-    except OSError:
-        return 0
+    return size_batches(paths, BATCH_BYTES if limit is None else limit)
 
 
 _EMPTY_STAGE = ("CREATE OR REPLACE TEMP TABLE stage_runs (fi INTEGER, topic VARCHAR, doc VARCHAR, "
