@@ -17,6 +17,22 @@ SELECT run_id, topic, rank, rel, is_rel,
 FROM ev_ranked
 WINDOW w AS (PARTITION BY run_id, topic ORDER BY rank ROWS UNBOUNDED PRECEDING);
 
+-- relation: ev_ranked
+-- ev_ranked in one pass, renumbered under -J by the window (context.sql splits it into two
+-- branches, -J off and on, so that DuckDB skips the window when -J is off: a UNION ALL that
+-- reads ev_full_ranked twice and doubles the plan Spark analyses: the explained SELECT of a
+-- D#-nDCG macro then exceeded a 1 GB driver's heap).
+CREATE OR REPLACE MACRO ev_make_ranked(relevance_level, judged_only) AS TABLE
+SELECT run_id, topic, rank, rel, rel >= relevance_level AS is_rel
+FROM (
+    SELECT run_id, topic, rel,
+           CASE WHEN judged_only
+                THEN row_number() OVER (PARTITION BY run_id, topic ORDER BY full_rank)
+                ELSE full_rank END AS rank
+    FROM ev_full_ranked
+    WHERE NOT judged_only OR rel >= 0
+);
+
 -- relation: ev_relevant
 -- ev_relevant counted by its window for every run (context.sql reads the running counts that
 -- ingestion stores in relevant_row, a table the Spark export does not carry).

@@ -57,7 +57,8 @@ def _relation(con, relation: str, campaign: str, portable: bool, opts: EvalOptio
             f"ev_runs AS ({plain.call('ev_make_runs', [exp.Null()]).sql(dialect='duckdb')})"]
     needed = {"ev_counted": ["ev_judgment", "ev_topic", "ev_full_ranked", "ev_ranked"],
               "ev_relevant": ["ev_judgment", "ev_topic", "ev_full_ranked", "ev_ranked"],
-              "ev_div_ideal": ["ev_div_judgment"]}[relation]
+              "ev_div_ideal": ["ev_div_judgment"],
+              "ev_ranked": ["ev_judgment", "ev_topic", "ev_full_ranked"]}[relation]
     for dep in needed:
         make = builder(dep)
         args = [_typed(values[a], _BUILDER_TYPES[a]) for a in make.args]
@@ -69,13 +70,13 @@ def _relation(con, relation: str, campaign: str, portable: bool, opts: EvalOptio
     return sorted(con.execute(sql).fetchall(), key=str)
 
 
-@pytest.mark.parametrize("relation", ["ev_counted", "ev_div_ideal", "ev_relevant"])
+@pytest.mark.parametrize("relation", ["ev_counted", "ev_div_ideal", "ev_relevant", "ev_ranked"])
 @pytest.mark.parametrize("opts", [EvalOptions(), EvalOptions(judged_only=True, threshold=2)],
                          ids=["default", "J-l2"])
 def test_portable_rewrites_build_the_same_relations(small, relation, opts):
     """sql/portable's ev_counted (three running sums, no HUGEINT), ev_div_ideal (a fold, no
-    recursive CTE) and ev_relevant (its window for every run, no relevant_row) against
-    context.sql's, on DuckDB."""
+    recursive CTE), ev_relevant (its window for every run, no relevant_row) and ev_ranked (one
+    pass, the plan Spark analyses halved) against context.sql's, on DuckDB."""
     with duckdb.connect(str(small), read_only=True) as con:
         for campaign in ("sample", "div"):
             want = _relation(con, relation, campaign, False, opts)
