@@ -164,8 +164,10 @@ def ingest_folder(con: duckdb.DuckDBPyConnection, folder: Path, campaign: str, *
 def _reader() -> duckdb.DuckDBPyConnection:
     """The connection a large folder's batches are read on: an in-memory DuckDB of its own
     that hands strings over as Arrow string views (its own layout: no copy to Arrow's)."""
+    from ..store.connection import install_sort_macros
     reader = duckdb.connect()
     reader.execute("SET produce_arrow_string_view = true")
+    install_sort_macros(reader)          # store/ranks.py ranks ties by trec_eval's order
     return reader
 
 

@@ -146,6 +146,16 @@ def _install_needed(con: duckdb.DuckDBPyConnection, kernels, macros=None) -> Non
                     {"n": [m.name for m in todo]})
 
 
+# trec_eval's ranking order (sql/context.sql), which store/ranks.py sorts ties by
+SORT_MACROS = ("ev_sort_num", "ev_sort_doc")
+
+
+def install_sort_macros(con: duckdb.DuckDBPyConnection) -> None:
+    """trec_eval's ranking order (SORT_MACROS) on a bare connection, the one a large folder's
+    batches are read on (analyst.bulk): its ties are ranked by the same macros as a warehouse's."""
+    _install_needed(con, [], SORT_MACROS)
+
+
 def install_domain_macros(con: duckdb.DuckDBPyConnection, domain: str) -> None:
     """The macros of sql/<domain>/ (online, texts) on a connection that lacks them (an
     in-memory warehouse, or a read-only one older than this code: as TEMP macros there)."""

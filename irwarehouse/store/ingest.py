@@ -20,6 +20,9 @@ from .relevant import TABLES as RELEVANT_TABLES
 from .relevant import store_relevant_rows
 from .rollback import rollback
 
+# what a stored run's rows hang on: deleted with it when it is replaced (--replace)
+RUN_DEPENDENTS = ("run_row", "run_list", "score", "judged_row", "judged_pair", *RELEVANT_TABLES,
+                  "run")
 NAME_LIMIT = 200            # characters of a campaign, run or qrels name
 
 
@@ -206,8 +209,7 @@ def store_staged_run(con: duckdb.DuckDBPyConnection, campaign: str, *, name: str
     with transaction(con, f"run {name} of campaign {campaign}"):
         cid = campaign_id(con, campaign, create=True)
         replace_named(con, "run", cid, name, kind="run", campaign=campaign, source=source,
-                      replace=replace, dependents=("run_row", "run_list", "score", "judged_row",
-                                                   "judged_pair", *RELEVANT_TABLES, "run"))
+                      replace=replace, dependents=RUN_DEPENDENTS)
         n = con.execute("SELECT count(*) FROM stage_run").fetchone()[0]
         rid = con.execute("""
             INSERT INTO run (campaign_id, name, team, source_path, sha256, num_rows, ir_metadata)
@@ -463,8 +465,7 @@ def _insert_runs(con: duckdb.DuckDBPyConnection, cid: int, campaign: str, runs: 
         if run.name in taken:
             replace_named(con, "run", cid, run.name, kind="run", campaign=campaign,
                           source=run.path, replace=replace,
-                          dependents=("run_row", "run_list", "score", "judged_row",
-                                      "judged_pair", *RELEVANT_TABLES, "run"))
+                          dependents=RUN_DEPENDENTS)
     # one INSERT for all (one each cost 1.5 ms a run); the ids follow the files' order
     made = dict(con.execute("""
         INSERT INTO run (campaign_id, name, team, source_path, sha256, num_rows, ir_metadata)

@@ -24,9 +24,10 @@ import duckdb
 
 from ..errors import WarehouseError
 
-# trec_eval 9's order (ev_sort_num('score', true, ...) DESC, ev_sort_doc('score', doc) DESC),
-# written out: the staging connection of a large folder is a bare DuckDB without the macros.
-SCORE_ORDER = "CAST(CAST(s.score AS FLOAT) AS DOUBLE) DESC, s.doc DESC"
+# trec_eval 9's order, the macros of sql/context.sql (a bare staging connection has them:
+# store.connection.install_sort_macros)
+SCORE_ORDER = ("ev_sort_num('score', true, s.score, s.rank, s.rowid) DESC, "
+               "ev_sort_doc('score', s.doc) DESC")
 
 
 class Lists(NamedTuple):
@@ -49,7 +50,9 @@ def staged_lists(stage: duckdb.DuckDBPyConnection) -> Lists:
 
 def score_ranks(stage: duckdb.DuckDBPyConnection, lists: Lists):
     """The score_rank of every row of TEMP table stage_runs (fi, topic, doc, score; its rowids
-    0..N-1 in file order, each file's rows contiguous), as a numpy int64 array in rowid order."""
+    0..N-1 in file order, each file's rows contiguous), as a numpy int64 array in rowid order.
+    `stage` has trec_eval's order (SORT_MACROS): a warehouse's connection, or a bare one given
+    them by store.connection.install_sort_macros."""
     import numpy as np
 
     n_rows = int(lists.n.sum())

@@ -19,6 +19,7 @@ from ..errors import InputError, WarehouseError
 from ..formats.trec import tsv_lines
 from ..store import digests
 from ..store.ingest import campaign_id, check_name, replace_named, transaction
+from ..store.relevant import TABLES as RELEVANT_TABLES
 from .porter import rouge_stem
 from .rougetext import (
     TokenOptions,
@@ -158,7 +159,7 @@ def store_references(con, campaign: str, name: str, refs: dict[tuple[str, str], 
     old = replace_named(con, "qrels", cid, name, kind="reference set", campaign=campaign,
                         source=source, replace=replace,
                         dependents=("text_reference", "score", "judgment", "judged_row",
-                                    "judged_pair", "relevant_row", "relevant_pair", "qrels"))
+                                    "judged_pair", *RELEVANT_TABLES, "qrels"))
     if old is not None:
         digests.delete(con, "text_token", "source = 'ref' AND owner_id = ?", [old])
     qid = con.execute(

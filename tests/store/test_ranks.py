@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 from irwarehouse.analyst import bulk
 from irwarehouse.api import Warehouse
 from irwarehouse.cli import app
+from irwarehouse.store.connection import install_sort_macros
 from irwarehouse.store.ranks import score_ranks, staged_lists
 
 
@@ -64,7 +65,9 @@ def run_lines(rng: random.Random, tag: str, *, shape: str) -> list[tuple[str, st
 
 
 def _stage(con, files) -> list[tuple]:
-    """TEMP table stage_runs as formats.trec stages a folder: rowids 0..N-1 in file order."""
+    """TEMP table stage_runs as formats.trec stages a folder: rowids 0..N-1 in file order, on a
+    bare connection given trec_eval's order as analyst.bulk gives its reader."""
+    install_sort_macros(con)
     rows = [(fi, t, d, s) for fi, lines in enumerate(files, 1) for t, d, s in lines]
     con.execute("CREATE OR REPLACE TEMP TABLE stage_runs (fi INTEGER, topic VARCHAR, "
                 "doc VARCHAR, score DOUBLE, rank BIGINT)")
