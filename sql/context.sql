@@ -178,7 +178,13 @@ SELECT topic,
 FROM ev_judgment
 GROUP BY topic;
 
--- block: ev_sort_num / ev_sort_doc / ev_sort_tie
+-- block: ev_float32 / ev_sort_num / ev_sort_doc / ev_sort_tie
+-- A score as trec_eval 9.x holds it: `float sim = atof(...)` (trec_format.h), so a score beyond
+-- float's range (|score| >= 2^128 - 2^103, about 3.4e38) is +-infinity, as C's conversion gives
+-- (DuckDB's CAST raises there; TRY_CAST gives NULL exactly where C gives infinity).
+CREATE OR REPLACE MACRO ev_float32(score) AS
+coalesce(TRY_CAST(score AS FLOAT), CAST(sign(score) AS FLOAT) * CAST('inf' AS FLOAT));
+
 -- The one definition of a ranking's order, used by every plan that ranks run rows: sort by
 -- (ev_sort_num DESC, ev_sort_doc DESC, ev_sort_tie DESC).
 --   'score': trec_eval's order, score descending then docno descending (comp_sim_docno);
@@ -187,7 +193,7 @@ GROUP BY topic;
 --   'file':  the order of the file (NTCIREVAL)
 CREATE OR REPLACE MACRO ev_sort_num(sort_order, float32_scores, score, given_rank, position) AS
 CASE sort_order
-    WHEN 'score' THEN CASE WHEN float32_scores THEN CAST(CAST(score AS FLOAT) AS DOUBLE)
+    WHEN 'score' THEN CASE WHEN float32_scores THEN CAST(ev_float32(score) AS DOUBLE)
                            ELSE score END
     WHEN 'rank' THEN -CAST(given_rank AS DOUBLE)
     ELSE -CAST(position AS DOUBLE) END;

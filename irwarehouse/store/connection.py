@@ -147,7 +147,7 @@ def _install_needed(con: duckdb.DuckDBPyConnection, kernels, macros=None) -> Non
 
 
 # trec_eval's ranking order (sql/context.sql), which store/ranks.py sorts ties by
-SORT_MACROS = ("ev_sort_num", "ev_sort_doc")
+SORT_MACROS = ("ev_float32", "ev_sort_num", "ev_sort_doc")
 
 
 def install_sort_macros(con: duckdb.DuckDBPyConnection) -> None:

@@ -58,9 +58,9 @@ def score_ranks(stage: duckdb.DuckDBPyConnection, lists: Lists):
     n_rows = int(lists.n.sum())
     if n_rows == 0:
         return np.zeros(0, np.int64)
-    # float32 scores in rowid order (a plain scan keeps the table's order); the cast is
-    # ev_sort_num's, so a score beyond float's range fails here as it does there
-    score = stage.execute("SELECT CAST(score AS FLOAT) AS s FROM stage_runs").fetchnumpy()["s"]
+    # float32 scores in rowid order (a plain scan keeps the table's order), read as
+    # ev_sort_num reads them (ev_float32: infinity beyond float's range)
+    score = stage.execute("SELECT ev_float32(score) AS s FROM stage_runs").fetchnumpy()["s"]
     if len(score) != n_rows or int(lists.first.min()) != 0 or int(lists.last.max()) != n_rows - 1:
         raise WarehouseError("internal error: the staged rows are not numbered 0..N-1")
     # 32-bit positions while they fit (a batch is far below 2^31 rows): half the memory traffic
