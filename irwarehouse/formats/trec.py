@@ -576,35 +576,41 @@ def stage_qrels(con: duckdb.DuckDBPyConnection, path: Path, *, fmt_name: str = "
     fmt = FORMATS[fmt_name]
     if not file_facts(path, digest=False).clean:
         raise locate_error(path, fmt)
-    if fmt_name == "ntcir_qrels":
-        select = """f[1] AS topic, '' AS intent, f[2] AS doc,
-                    CASE WHEN regexp_full_match(f[3], 'L[0-9]+') THEN TRY_CAST(substr(f[3], 2) AS INTEGER)
-                         WHEN regexp_full_match(f[3], $int) THEN TRY_CAST(f[3] AS INTEGER) END
-                        AS rel, len(f) AS nf, 3 AS want"""
-    else:
-        intent = "f[2]" if fmt_name == "diversity" else "''"
+
+    def select(field, nf: str) -> str:
+        """stage_qrels's columns from a line's fields (field(i), from 1) and their number."""
+        if fmt_name == "ntcir_qrels":
+            level = field(3)
+            return f"""{field(1)} AS topic, '' AS intent, {field(2)} AS doc,
+                CASE WHEN regexp_full_match({level}, 'L[0-9]+')
+                     THEN TRY_CAST(substr({level}, 2) AS INTEGER)
+                     WHEN regexp_full_match({level}, $int) THEN TRY_CAST({level} AS INTEGER) END
+                    AS rel, {nf} AS nf, 3 AS want"""
+        level = field(4)
+        intent = field(2) if fmt_name == "diversity" else "''"
         # NTCIREVAL Dqrels write levels as Lx
-        ntcir_label = ("regexp_full_match(f[4], 'L[0-9]+')" if fmt_name == "diversity"
+        ntcir_label = (f"regexp_full_match({level}, 'L[0-9]+')" if fmt_name == "diversity"
                        else "false")
-        select = f"""f[1] AS topic, {intent} AS intent, f[3] AS doc,
-                     CASE WHEN {ntcir_label} THEN TRY_CAST(substr(f[4], 2) AS INTEGER)
-                          WHEN regexp_full_match(f[4], $int) THEN TRY_CAST(f[4] AS INTEGER) END
-                         AS rel, len(f) AS nf, 4 AS want"""
+        return f"""{field(1)} AS topic, {intent} AS intent, {field(3)} AS doc,
+            CASE WHEN {ntcir_label} THEN TRY_CAST(substr({level}, 2) AS INTEGER)
+                 WHEN regexp_full_match({level}, $int) THEN TRY_CAST({level} AS INTEGER) END
+                AS rel, {nf} AS nf, 4 AS want"""
     try:
         from .spacing import stage_fields  # every spacing, as one space (spacing.py)
-        if not stage_fields(con, path, "stage_lines", len(fmt.fields), _plain):
+        params = {"int": INT_PATTERN}
+        if not stage_fields(con, path, "stage_qrels", len(fmt.fields), _plain, select, params):
             _stage_lines(con, path, "stage_lines")
-        con.execute(f"CREATE OR REPLACE TEMP TABLE stage_qrels AS SELECT {select} FROM stage_lines",
-                    {"int": INT_PATTERN})
-        bad = con.execute("SELECT count(*) FROM stage_qrels WHERE nf <> want OR rel IS NULL"
-                          ).fetchone()[0]
+            con.execute("CREATE OR REPLACE TEMP TABLE stage_qrels AS "
+                        f"SELECT {select(lambda i: f'f[{i}]', 'len(f)')} FROM stage_lines", params)
+            con.execute("DROP TABLE stage_lines")
+        bad, n = con.execute("SELECT count(*) FILTER (WHERE nf <> want OR rel IS NULL), count(*) "
+                             "FROM stage_qrels").fetchone()
     except (duckdb.InvalidInputException, duckdb.ConversionException):
         raise locate_error(path, fmt) from None
     except duckdb.IOException as exc:             # a corrupt or truncated gzip stream
         raise _unreadable(path, exc) from None
     if bad:                         # the first problem in file order, a duplicate included
         raise locate_error(path, fmt)
-    n = con.execute("SELECT count(*) FROM stage_qrels").fetchone()[0]
     if n == 0:
         raise InputError(path, None, "no judgments (empty file)")
     dup = con.execute("""
