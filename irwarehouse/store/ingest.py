@@ -14,7 +14,7 @@ import duckdb
 from ..errors import WarehouseError
 from ..failures import shown, unsafe
 from ..formats import QRELS_FORMATS, SAMPLED_FORMATS
-from ..formats.trec import sha256_of, stage_qrels, stage_run, stage_runs_bulk
+from ..formats.trec import sha256_of, stage_qrels, stage_run
 from . import digests, interrupts
 from .relevant import TABLES as RELEVANT_TABLES
 from .relevant import store_relevant_rows
@@ -312,73 +312,6 @@ def assign_intent_probabilities(con: duckdb.DuckDBPyConnection, campaign: str, *
             ON CONFLICT DO UPDATE SET probability = excluded.probability""", values)
         digests.touch(con, "intent", "campaign_id = ?", [cid])
     return len(values)
-
-
-def ingest_run_files(con: duckdb.DuckDBPyConnection, paths, *, keep_first: bool = False,
-                     campaign_prefix: str = "files-", private: bool = False) -> list[int]:
-    """Runs evaluated from files: file i goes into its own campaign `files-i`, so that runs
-    sharing a tag keep their trec_eval runid. One bulk CSV read when every file is clean;
-    otherwise file by file (the same checks and error messages).
-
-    `private`: the connection is a fresh, throw-away warehouse (api.evaluate_files). Then the
-    staged rows become run_row (a view over them, not a copy) and no sha256 is computed."""
-    paths = [Path(p) for p in paths]
-    if private:
-        private = con.execute("SELECT (SELECT count(*) FROM run) + (SELECT count(*) FROM run_row)"
-                              ).fetchone()[0] == 0
-    meta = stage_runs_bulk(con, paths, digest=not private)
-    if meta is None:
-        return [ingest_run(con, path, f"{campaign_prefix}{i}", keep_first=keep_first)
-                for i, path in enumerate(paths)]
-    for m in meta:
-        check_name("run", m["tag"])
-    run_ids: list[int] = []
-    with transaction(con):
-        if private:
-            # A fresh warehouse: campaign `files-i` and run_id = i + 1 (= stage_runs.fi, so the
-            # staged rows need no join), written with one statement each (100 files: 0.15 s less
-            # than a campaign lookup and an INSERT per file).
-            names = [f"{campaign_prefix}{i}" for i in range(len(paths))]
-            con.execute("INSERT INTO campaign (name) SELECT unnest($names)", {"names": names})
-            con.execute("""
-                INSERT INTO run (run_id, campaign_id, name, source_path, sha256, num_rows)
-                SELECT f.fi, c.campaign_id, f.tag, f.source, f.sha256, f.n
-                FROM (SELECT unnest($names) AS campaign, unnest($tags) AS tag,
-                             unnest($sources) AS source, unnest($digests) AS sha256,
-                             unnest($counts) AS n, generate_subscripts($names, 1) AS fi) f
-                JOIN campaign c ON c.name = f.campaign""",
-                        {"names": names, "tags": [m["tag"] for m in meta],
-                         "sources": [str(p.resolve()) for p in paths],
-                         "digests": [m["sha256"] for m in meta],
-                         "counts": [m["n"] for m in meta]})
-            run_ids = list(range(1, len(paths) + 1))
-        else:
-            for i, (path, m) in enumerate(zip(paths, meta)):
-                cid = campaign_id(con, f"{campaign_prefix}{i}", create=True)
-                run_ids.append(con.execute("""
-                    INSERT INTO run (campaign_id, name, source_path, sha256, num_rows)
-                    VALUES (?, ?, ?, ?, ?) RETURNING run_id""",
-                                           [cid, m["tag"], str(path.resolve()), m["sha256"],
-                                            m["n"]]).fetchone()[0])
-        if private:
-            con.execute("DROP TABLE run_row")
-            con.execute("""
-                CREATE TEMP VIEW run_row AS
-                SELECT fi AS run_id, topic, doc, score, rank, rowid AS file_order,
-                       CAST(NULL AS BIGINT) AS score_rank
-                FROM stage_runs""")
-        else:
-            con.execute("""
-                INSERT INTO run_row (run_id, topic, doc, score, rank, file_order)
-                SELECT ids.run_id, s.topic, s.doc, s.score, s.rank, s.rowid
-                FROM stage_runs s
-                JOIN (SELECT unnest($ids) AS run_id, generate_subscripts($ids, 1) AS fi) ids
-                  ON ids.fi = s.fi""", {"ids": run_ids})
-            for table in ("run", "run_row"):
-                digests.touch(con, table, "list_contains($ids, run_id)", {"ids": run_ids})
-    if not private:
-        con.execute("DROP TABLE stage_runs")
-    return run_ids
 
 
 class StagedRun(NamedTuple):

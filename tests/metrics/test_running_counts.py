@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from irwarehouse.api import Warehouse
 from irwarehouse.engine.evaluate import EvalOptions, build_context
-from irwarehouse.store import ingest as _ingest
+from irwarehouse.engine.files import FileRuns
 from irwarehouse.store.connection import install_macros
 from tests.helpers.golden import ranking_plan
 
@@ -93,7 +93,9 @@ def test_ranks_and_running_counts(tmp_path, case):
                              for i, (d, s) in enumerate(docs.items(), start=1)))
     with Warehouse(None, macros=False) as wh:
         qid = wh.ingest_qrels(qpath, "c")
-        run_ids = _ingest.ingest_run_files(wh.con, [rpath], private=True)
+        files = FileRuns(wh.con, [rpath])
+        files.prepare(0)
+        run_ids = files.run_ids
         install_macros(wh.con, [])
         with ranking_plan(plan):
             used = build_context(wh.con, run_ids, qid, opts, ["ev_counted", "ev_relevant"])
