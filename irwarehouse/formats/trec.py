@@ -409,19 +409,23 @@ SMALL_TABLE_NUMPY = 100_000
 def _has_duplicate_keys(con: duckdb.DuckDBPyConnection, table: str, key: str,
                         hashed: str, small_table: int = SMALL_TABLE) -> bool:
     """Whether `table` holds a `key` (e.g. fi, topic, doc) twice; `hashed` is its 64-bit hash
-    (a stored column or an expression). Sorting the hashes in numpy is several times cheaper
-    than DuckDB's count(DISTINCT ...) over 7M rows (0.15 s vs 0.5 s); equal neighbours may be a
-    hash collision, so only then are the keys compared exactly. A table of fewer than
-    `small_table` rows is checked in DuckDB alone (importing numpy costs 0.1-0.25 s, more than
-    the whole check), fewer than SMALL_TABLE_NUMPY when numpy is imported already."""
+    (a stored column or an expression). The hashes are compared first, and the keys only when
+    a hash repeats (a duplicate, or a collision): grouping the hashes in DuckDB costs a third of
+    grouping the keys (1.7 ms instead of 5.5 for a 100,000-line run), and sorting them in numpy
+    is several times cheaper than DuckDB's count(DISTINCT ...) over 7M rows (0.15 s vs 0.5 s).
+    A table of fewer than `small_table` rows is grouped in DuckDB (importing numpy costs
+    0.1-0.25 s, more than the whole check), fewer than SMALL_TABLE_NUMPY when numpy is imported
+    already."""
     small = min(small_table, SMALL_TABLE_NUMPY) if "numpy" in sys.modules else small_table
     if con.execute(f"SELECT count(*) < {int(small)} FROM {table}").fetchone()[0]:
-        return con.execute(f"""
-            SELECT EXISTS (SELECT 1 FROM {table} GROUP BY {key}
+        repeated = con.execute(f"""
+            SELECT EXISTS (SELECT 1 FROM {table} GROUP BY {hashed}
                            HAVING count(*) > 1)""").fetchone()[0]
-    hashes = con.execute(f"SELECT {hashed} AS h FROM {table}").fetchnumpy()["h"]
-    hashes.sort()
-    if not (hashes[1:] == hashes[:-1]).any():
+    else:
+        hashes = con.execute(f"SELECT {hashed} AS h FROM {table}").fetchnumpy()["h"]
+        hashes.sort()
+        repeated = bool((hashes[1:] == hashes[:-1]).any())
+    if not repeated:
         return False
     return con.execute(f"""
         SELECT EXISTS (SELECT 1 FROM {table} GROUP BY {key}

@@ -147,3 +147,21 @@ def test_each_file_of_an_evaluation_is_scanned_once(tmp_path, monkeypatch):
     result = evaluate_files(tmp_path / "q", runs, ["map"])
     assert [v for v in result.summary.column("value").to_pylist()] == [1.0] * 4
     assert sorted(map(str, scanned)) == sorted(map(str, [tmp_path / "q", *runs]))
+
+
+@pytest.mark.parametrize("small_table", [10**9, 0])   # grouped in DuckDB, sorted in numpy
+def test_duplicate_check_compares_keys_when_hashes_repeat(small_table):
+    """_has_duplicate_keys compares the keys only when a hash repeats: a hash that is the same
+    for every row (every row a collision) must not make distinct keys duplicates, and a real
+    duplicate is found whichever hash is given."""
+    import duckdb
+
+    from irwarehouse.formats.trec import _has_duplicate_keys
+    con = duckdb.connect()
+    con.execute("CREATE TABLE distinct_keys AS SELECT * FROM (VALUES (1, 'a'), (1, 'b'), "
+                "(2, 'a')) t(fi, doc)")
+    con.execute("CREATE TABLE twice AS SELECT * FROM (VALUES (1, 'a'), (1, 'b'), (1, 'a')) "
+                "t(fi, doc)")
+    for hashed in ("hash(fi, doc)", "CAST(0 AS UBIGINT)"):
+        assert not _has_duplicate_keys(con, "distinct_keys", "fi, doc", hashed, small_table)
+        assert _has_duplicate_keys(con, "twice", "fi, doc", hashed, small_table)
