@@ -149,7 +149,14 @@ def run_cmd(cmd: list[str], *, env=None, stdout_path: Path | None = None
 
 
 def irw_env() -> dict:
+    """The environment of the timed processes: this checkout first on the path, and its
+    modules compiled once (an installed package has its .pyc files; with
+    PYTHONDONTWRITEBYTECODE set, every process would compile the modules edited since their
+    last .pyc, up to 0.01 s each)."""
+    import compileall
+    compileall.compile_dir(str(REPO / "irwarehouse"), quiet=1)
     env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPATH"] = str(REPO) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH")
                                      else "")
     return env
