@@ -3,6 +3,7 @@ collect per-topic values and summaries. Every value is computed by the SQL in sq
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -337,10 +338,45 @@ def _alphas(requests: list[MeasureRequest]) -> list[float]:
                    for p, a in zip(r.mdef.params, r.args) if p.name == "alpha"})
 
 
+# DuckDB optimizers the evaluation's statements run without (join_filters_off)
+_OFF_OPTIMIZERS = ("join_filter_pushdown",)
+
+
+@contextmanager
+def join_filters_off(con: duckdb.DuckDBPyConnection):
+    """The evaluation's statements without DuckDB's join filter pushdown, the user's setting
+    back afterwards. The pushdown turns every hash join into a filter on its probe side, set up
+    at a fixed cost of ~0.7 ms a join whatever the rows (a 100 x 100-row join of ev_run_topic
+    and ev_topic: 1.2 ms with it, 0.5 without, DuckDB 2.0.1), and the metric macros are mostly
+    small joins of the context relations: all_trec's scores 0.21 -> 0.15 s CPU on one TREC run
+    (bench/README.md, target 2). It only drops probe rows that have no match, so every value is
+    the same."""
+    before = con.execute("SELECT current_setting('disabled_optimizers')").fetchone()[0]
+    names = [n.strip() for n in before.split(",") if n.strip()]
+    con.execute("SET disabled_optimizers = ?",
+                [",".join(names + [n for n in _OFF_OPTIMIZERS if n not in names])])
+    try:
+        yield
+    finally:
+        con.execute("SET disabled_optimizers = ?", [before])
+
+
 def evaluate(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: int,
              requests: list[MeasureRequest], opts: EvalOptions = EvalOptions(),
              progress=None, gcompute: bool = False, *, batches: list[list[int]] | None = None,
              prepare=None, file_order: bool = False) -> EvalResult:
+    """Evaluate `requests` for the runs `run_ids` against `qrels_id` (_evaluate), with the
+    optimizers of join_filters_off off.
+    """
+    with join_filters_off(con):
+        return _evaluate(con, run_ids, qrels_id, requests, opts, progress, gcompute,
+                         batches=batches, prepare=prepare, file_order=file_order)
+
+
+def _evaluate(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: int,
+              requests: list[MeasureRequest], opts: EvalOptions = EvalOptions(),
+              progress=None, gcompute: bool = False, *, batches: list[list[int]] | None = None,
+              prepare=None, file_order: bool = False) -> EvalResult:
     """`progress(done, total)`, when given, is called after the ranking and after each batch
     of measures (the CLI draws a bar on a terminal). `gcompute`: also fetch NTCIREVAL's
     gcompute blocks of the requested D/DIN/IA measures (the .Dnev/.DINnev/.nevIA layouts).
