@@ -164,10 +164,11 @@ def _materialise(con: duckdb.DuckDBPyConnection, relation: str, macro: str, args
 
 def build_context(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: int,
                   opts: EvalOptions, relations=None, alphas=(), *,
-                  file_order: bool = False, kept=(), kernels=()) -> str:
+                  file_order: bool = False, kept=(), kernels=(), gain_maps=()) -> str:
     """Materialise the context relations (sql/context.sql) the measures read, as TEMP tables,
     each once for every measure: `relations` (default: ev_ranked, ev_run_topic and what they
-    need), the greedy ideal lists for `alphas`. `file_order`: run_row is a view over staged
+    need), the greedy ideal lists for `alphas`, trec_eval's ideal rankings for the gain tables
+    `gain_maps` (dicts, level -> gain; ev_gain_ideal). `file_order`: run_row is a view over staged
     files scanned in their order (engine.files), ranked by the 'file' plan. `kept`: relations
     that stand from the previous batch of the same qrels and options (RUN_FREE: they do not
     depend on the runs). `kernels`: the measures' macros; when relevant_rows.usable says so,
@@ -198,6 +199,12 @@ def build_context(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: 
         elif relation == "ev_ranked" and plan == "stored" and not opts.judged_only:
             _materialise(con, "ev_ranked", "ev_make_ranked_stored",
                          ["relevance_level", "max_docs"], values)
+        elif relation == "ev_gain_ideal":
+            for i, gains in enumerate(gain_maps or ({},)):
+                text, bound = placeholder(gains, "gains")
+                con.execute(("CREATE OR REPLACE TEMP TABLE ev_gain_ideal AS " if i == 0 else
+                             "INSERT INTO ev_gain_ideal ") + f"FROM ev_make_gain_ideal({text})",
+                            bound)
         elif relation == "ev_div_ideal":
             con.execute("CREATE OR REPLACE TEMP TABLE ev_div_ideal AS FROM ev_make_div_ideal(1.0) "
                         "LIMIT 0")
@@ -262,7 +269,7 @@ def choose_plan(con: duckdb.DuckDBPyConnection, opts: EvalOptions | None = None)
 
 # The context relations that do not depend on the evaluated runs: built once for all batches
 # of one group of options (100 files in 5 batches: 0.05 s CPU less).
-RUN_FREE = ("ev_options", "ev_judgment", "ev_sample", "ev_topic")
+RUN_FREE = ("ev_options", "ev_judgment", "ev_sample", "ev_topic", "ev_gain_ideal")
 
 
 def batchable(requests: list[MeasureRequest], opts: EvalOptions) -> bool:
@@ -330,6 +337,18 @@ def _macro_query(calls: list[list[MeasureRequest]]) -> tuple[str, list]:
         values += [[r.name for r in call], *([r.args[i] for r in call]
                                               for i in range(len(types)))]
     return "\nUNION ALL\n".join(parts), values
+
+
+def gain_maps(requests: list[MeasureRequest]) -> list[dict]:
+    """The gain tables (level -> gain, in the order given) of the requested measures that read
+    trec_eval's ideal rankings (ev_gain_ideal), each once."""
+    maps: dict = {}
+    for r in requests:
+        if "ev_gain_ideal" in r.mdef.context:
+            for p, a in zip(r.mdef.params, r.args):
+                if p.name == "gains":
+                    maps.setdefault(tuple((a or {}).items()), dict(a or {}))
+    return list(maps.values())
 
 
 def _alphas(requests: list[MeasureRequest]) -> list[float]:
@@ -423,7 +442,8 @@ def _evaluate(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: int,
                                                       else [])
             build_context(con, batch, qrels_id, group_opts, relations_read(names),
                           _alphas(group), file_order=file_order,
-                          kept=RUN_FREE if i and len(groups) == 1 else (), kernels=names)
+                          kept=RUN_FREE if i and len(groups) == 1 else (), kernels=names,
+                          gain_maps=gain_maps(group))
             done += 1
             report(done, total)
             # A few macros per statement: planning one UNION ALL of many macros grows faster
