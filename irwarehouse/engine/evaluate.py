@@ -425,8 +425,11 @@ def _evaluate(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: int,
                 "measure VARCHAR, value DOUBLE, text VARCHAR)")
     con.execute("CREATE OR REPLACE TEMP TABLE ev_measures (measure VARCHAR, summary VARCHAR, "
                 "ord INTEGER)")
-    con.executemany("INSERT INTO ev_measures VALUES (?, ?, ?)",
-                    [(r.name, r.mdef.summary, i) for i, r in enumerate(requests)])
+    # one statement from three lists (executemany runs one statement a row: all_trec's 94
+    # rows 8 ms instead of 3)
+    con.execute("INSERT INTO ev_measures SELECT unnest($m), unnest($s), unnest($o)",
+                {"m": [r.name for r in requests], "s": [r.mdef.summary for r in requests],
+                 "o": list(range(len(requests)))})
     con.execute("CREATE OR REPLACE TEMP TABLE ev_summary (run_id INTEGER, measure VARCHAR, "
                 "value DOUBLE)")
     con.execute("CREATE OR REPLACE TEMP TABLE ev_run_topics (run_id INTEGER, topic VARCHAR, "
