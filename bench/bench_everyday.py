@@ -371,7 +371,7 @@ def check_values(out: Path, steps: list[Step]) -> None:
         got = {}
         for line in path.read_text().splitlines():
             parts = line.split()
-            if len(parts) == 3 and parts[1] == "all":
+            if len(parts) == 3 and parts[1] == "all" and parts[0] != "runid":
                 got[parts[0]] = f"{float(parts[2]):.4f}"
         return got
     files = {s.label: out / f"{s.group}.{i}.txt" for i, s in enumerate(steps)}
