@@ -293,9 +293,11 @@ class SparkEvaluation:
             tree = _union([self.inliner.call("ev_make_div_ideal", [_typed(float(a), "DOUBLE")])
                            for a in (alphas or (0.5,))])
         elif relation == "ev_gain_ideal":
-            tree = _union([self.inliner.call("ev_make_gain_ideal",
-                                             [_typed(g, "MAP(INTEGER, DOUBLE)")])
-                           for g in (gains or ({},))])
+            # each table's builder a subquery: Spark refuses a UNION of WITH queries
+            tree = _union([exp.select("*").from_(self.inliner.call(
+                               "ev_make_gain_ideal", [_typed(g, "MAP(INTEGER, DOUBLE)")])
+                               .subquery(f"gain_table_{i}"))
+                           for i, g in enumerate(gains or ({},))])
         else:
             make = builder(relation)
             tree = self.inliner.call(make.name, [_typed(values[a], _BUILDER_TYPES[a])
