@@ -270,6 +270,10 @@ def main(argv=None) -> int:
         steps.append(Step(f"irw eval at {args.baseline.name} (before)",
                           [PY, "-c", start, "eval", *mp, str(qrels), str(inexp)], None,
                           "everyday"))
+        # issue 32 target 2 before: all_trec over map + P.10 at the baseline
+        steps.append(Step(f"irw eval -m all_trec at {args.baseline.name} (before)",
+                          [PY, "-c", start, "eval", "-m", "all_trec", str(qrels), str(inexp)],
+                          None, "sets"))
     steps += [
         Step("irw eval, re-spaced copy (tabs, runs of spaces)",
              [*irw, "eval", *mp, str(qrels), str(mixed)], env, "spacing"),
@@ -340,6 +344,14 @@ def report(steps: list[Step], before, after, repeat: int, te: str | None) -> str
     for label in ("irw eval -m all_trec", "irw eval --format ntcireval (WWW-4 KASYS)"):
         s = by[label]
         check(f"{label} <= 1.5x the map/P.10 time", s.w / irw.w, s.c / irw.c, 1.5)
+    s = by["irw eval -m all_trec"]
+    check("all_trec - map/P.10 <= 0.15 s (issue 32 target 2)", s.w - irw.w, s.c - irw.c, 0.15,
+          " s")
+    before = [b for b in steps if b.label.startswith("irw eval at ")]
+    before_all = [b for b in steps if b.label.startswith("irw eval -m all_trec at ")]
+    if before and before_all:
+        lines.append(f"- (before: all_trec - map/P.10 {before_all[0].w - before[0].w:.3f} s "
+                     f"[{before_all[0].c - before[0].c:.3f} s])")
     if trec:
         s, loop = by["irw eval --campaign robust03 (17 stored runs)"], by[
             "trec_eval -O2, loop over the 17 files"]
@@ -359,7 +371,7 @@ def check_values(out: Path, steps: list[Step]) -> None:
         got = {}
         for line in path.read_text().splitlines():
             parts = line.split()
-            if len(parts) == 3 and parts[1] == "all":
+            if len(parts) == 3 and parts[1] == "all" and parts[0] != "runid":
                 got[parts[0]] = f"{float(parts[2]):.4f}"
         return got
     files = {s.label: out / f"{s.group}.{i}.txt" for i, s in enumerate(steps)}
@@ -370,6 +382,10 @@ def check_values(out: Path, steps: list[Step]) -> None:
                        "irw eval, re-spaced copy (tabs, runs of spaces)")}
     bad = [f"{k}: {m} {v.get(m)} != {irw.get(m)}" for k, v in others.items()
            for m in ("map", "P_10") if v.get(m) != irw.get(m)]
+    before_all = [k for k in files if k.startswith("irw eval -m all_trec at ")]
+    if before_all and files[before_all[0]].read_bytes() != \
+            files["irw eval -m all_trec"].read_bytes():
+        bad.append("all_trec's output differs from the baseline's")
     print("\nvalues: " + ("; ".join(bad) if bad else
                           f"irw map {irw.get('map')} P_10 {irw.get('P_10')} = "
                           + ", ".join(others)))

@@ -43,6 +43,11 @@ CREATE TEMP TABLE IF NOT EXISTS ev_counted (
     rel_so_far BIGINT, nonrel_so_far BIGINT, unjudged_so_far BIGINT);
 CREATE TEMP TABLE IF NOT EXISTS ev_run_topic (run_id INTEGER, topic VARCHAR, num_ret BIGINT,
                                              in_run BOOLEAN);
+CREATE TEMP TABLE IF NOT EXISTS ev_lists (run_id INTEGER, topic VARCHAR, num_ret BIGINT,
+                                         num_rel BIGINT, num_nonrel BIGINT, in_run BOOLEAN);
+CREATE TEMP TABLE IF NOT EXISTS ev_gain_ideal (
+    gain_levels INTEGER[], gain_values DOUBLE[], topic VARCHAR, k BIGINT, gain DOUBLE,
+    idcg DOUBLE, extra_cost DOUBLE, ends_level BOOLEAN, num_ideal BIGINT, ideal_total DOUBLE);
 CREATE TEMP TABLE IF NOT EXISTS ev_listed (
     run_id INTEGER, topic VARCHAR, rank BIGINT, doc VARCHAR, rel INTEGER, is_rel BOOLEAN,
     length_words DOUBLE, length_chars DOUBLE);
@@ -579,6 +584,114 @@ SELECT p.run_id, p.topic,
 FROM pairs p
 LEFT JOIN retrieved r ON r.run_id = p.run_id AND r.topic = p.topic
 LEFT JOIN judged_counts c ON c.run_id = p.run_id AND c.topic = p.topic;
+
+-- relation: ev_lists
+-- One row per evaluated (run, topic): its list length (ev_run_topic), R and N (ev_topic), and
+-- whether the run has the topic; what nearly every metric reads first (ev_base,
+-- sql/metrics/_base.sql). Joined once per evaluation instead of once in the plan of every
+-- metric (all_trec on one TREC 2003 Robust run: its 33 calls ~0.015 s CPU less;
+-- bench/README.md, target 2).
+CREATE OR REPLACE MACRO ev_make_lists() AS TABLE
+SELECT rt.run_id, rt.topic, rt.num_ret, t.num_rel, t.num_nonrel, rt.in_run
+FROM ev_run_topic rt JOIN ev_topic t ON t.topic = rt.topic;
+
+-- block: ev_gain_table
+-- trec_eval's gain table per judged topic (G, ndcg_rel, Rndcg: sql/metrics/gain.sql), one row
+-- per entry: the level=gain parameters first, then each level 0..max level of the topic's
+-- judgments that is not a parameter (gain = level);
+-- num_at_level = judged documents at that level (0 for absent or negative levels).
+-- walk_order is the position in which trec_eval's ideal walk visits the entry (1 = first).
+CREATE OR REPLACE MACRO ev_gain_table(gain_map) AS TABLE
+WITH level_counts AS (
+    SELECT topic, rel AS level, count(*) AS num_at_level
+    FROM ev_judgment WHERE rel >= 0
+    GROUP BY topic, rel
+),
+param_entries AS (                     -- "level=gain" parameters, in the order they were given
+    SELECT i AS table_pos, map_keys(gain_map)[i] AS level,
+           CAST(map_values(gain_map)[i] AS DOUBLE) AS gain
+    FROM range(1, len(map_keys(gain_map)) + 1) AS p(i)
+),
+entries AS (
+    SELECT t.topic, p.table_pos, p.level, p.gain
+    FROM ev_topic t CROSS JOIN param_entries p
+    UNION ALL
+    SELECT topic, len(map_keys(gain_map)) + 1 + level AS table_pos, level,
+           CAST(level AS DOUBLE) AS gain
+    FROM (SELECT topic, unnest(range(0, max(level) + 1)) AS level FROM level_counts
+          GROUP BY topic)
+    WHERE gain_map[level] IS NULL
+),
+by_gain AS (                           -- gains less than 1 apart (after chaining) form a group
+    SELECT *, coalesce(gain - lag(gain) OVER w >= 1, false) AS starts_group
+    FROM entries
+    WINDOW w AS (PARTITION BY topic ORDER BY gain, table_pos)
+),
+grouped AS (
+    SELECT *, sum(CAST(starts_group AS INTEGER)) OVER (PARTITION BY topic ORDER BY gain, table_pos
+                                                       ROWS UNBOUNDED PRECEDING) AS gain_group
+    FROM by_gain
+)
+SELECT g.topic, g.level, g.gain, coalesce(c.num_at_level, 0) AS num_at_level,
+       row_number() OVER (PARTITION BY g.topic ORDER BY g.gain_group DESC, g.table_pos DESC)
+           AS walk_order
+FROM grouped g
+LEFT JOIN level_counts c ON c.topic = g.topic AND c.level = g.level;
+
+-- relation: ev_gain_ideal
+-- trec_eval's ideal ranking of each topic for the gain table `gains` (G, ndcg_rel, Rndcg;
+-- sql/metrics/gain.sql reads it through ev_gain_ideal_of), keyed by the table's levels and
+-- gains in the order given (the order decides ties: gain.sql). Built once for the three
+-- measures, where each rebuilt it (all_trec on one TREC 2003 Robust run: 0.02 s CPU less;
+-- bench/README.md, target 2); `irw eval` builds it for every gain table asked for.
+-- The ideal ranking of each topic, one row per position k = 1..Rg:
+--   gain      = the k-th ideal gain (always > 0),
+--   idcg      = sum_{j<=k} gain_j / log2(j + 1),
+--   extra_cost = sum_{j<=k} (max(gain_j, 1) - 1)   (G's "ideal cost" above 1 per document),
+--   ends_level = the next ideal position has a different gain, or k = Rg (Rndcg's R levels),
+--   num_ideal = Rg, ideal_total = sum of all ideal gains (undiscounted).
+-- The walk starts only when the last entry of the sorted table has a positive gain, and it
+-- stops at the first entry (with documents) whose gain is <= 0.
+CREATE OR REPLACE MACRO ev_make_gain_ideal(gains) AS TABLE
+WITH gain_table AS (
+    SELECT * FROM ev_gain_table(gains)
+),
+walk_stop AS (                         -- where the ideal walk ends, per topic
+    SELECT topic,
+           CASE WHEN max(gain) FILTER (WHERE walk_order = 1) > 0
+                THEN coalesce(min(walk_order) FILTER (WHERE num_at_level > 0 AND gain <= 0),
+                              max(walk_order) + 1)
+                ELSE 1 END AS stop_order
+    FROM gain_table GROUP BY topic
+),
+ideal_entries AS (
+    SELECT t.topic, t.walk_order, t.gain, t.num_at_level
+    FROM gain_table t JOIN walk_stop s ON s.topic = t.topic
+    WHERE t.num_at_level > 0 AND t.walk_order < s.stop_order
+),
+ideal_docs AS (                        -- one row per ideal document, in walk order
+    SELECT topic, walk_order, gain, unnest(range(num_at_level)) AS copy
+    FROM ideal_entries
+),
+ranked AS (
+    SELECT topic, gain,
+           row_number() OVER (PARTITION BY topic ORDER BY walk_order, copy) AS k
+    FROM ideal_docs
+),
+totals AS (                            -- added in ideal order, as trec_eval's loop does
+    SELECT topic, count(*) AS num_ideal, sum(gain ORDER BY k) AS ideal_total
+    FROM ranked GROUP BY topic
+)
+SELECT map_keys(gains) AS gain_levels,
+       CAST(map_values(gains) AS DOUBLE[]) AS gain_values,
+       r.topic, r.k, r.gain,
+       ev_from_fixed(sum(ev_to_fixed(r.gain / log2(r.k + 1))) OVER w) AS idcg,
+       ev_from_fixed(sum(ev_to_fixed(greatest(r.gain, 1.0) - 1.0)) OVER w) AS extra_cost,
+       coalesce(lead(r.gain) OVER (PARTITION BY r.topic ORDER BY r.k) <> r.gain, true)
+           AS ends_level,
+       t.num_ideal, t.ideal_total
+FROM ranked r JOIN totals t ON t.topic = r.topic
+WINDOW w AS (PARTITION BY r.topic ORDER BY r.k ROWS UNBOUNDED PRECEDING);
 
 -- relation: ev_listed
 -- Every document of each evaluated list, judged or not (ev_ranked holds the judged ones only),

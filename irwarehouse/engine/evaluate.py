@@ -3,6 +3,7 @@ collect per-topic values and summaries. Every value is computed by the SQL in sq
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -163,10 +164,11 @@ def _materialise(con: duckdb.DuckDBPyConnection, relation: str, macro: str, args
 
 def build_context(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: int,
                   opts: EvalOptions, relations=None, alphas=(), *,
-                  file_order: bool = False, kept=(), kernels=()) -> str:
+                  file_order: bool = False, kept=(), kernels=(), gain_maps=()) -> str:
     """Materialise the context relations (sql/context.sql) the measures read, as TEMP tables,
     each once for every measure: `relations` (default: ev_ranked, ev_run_topic and what they
-    need), the greedy ideal lists for `alphas`. `file_order`: run_row is a view over staged
+    need), the greedy ideal lists for `alphas`, trec_eval's ideal rankings for the gain tables
+    `gain_maps` (dicts, level -> gain; ev_gain_ideal). `file_order`: run_row is a view over staged
     files scanned in their order (engine.files), ranked by the 'file' plan. `kept`: relations
     that stand from the previous batch of the same qrels and options (RUN_FREE: they do not
     depend on the runs). `kernels`: the measures' macros; when relevant_rows.usable says so,
@@ -197,6 +199,12 @@ def build_context(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: 
         elif relation == "ev_ranked" and plan == "stored" and not opts.judged_only:
             _materialise(con, "ev_ranked", "ev_make_ranked_stored",
                          ["relevance_level", "max_docs"], values)
+        elif relation == "ev_gain_ideal":
+            for i, gains in enumerate(gain_maps or ({},)):
+                text, bound = placeholder(gains, "gains")
+                con.execute(("CREATE OR REPLACE TEMP TABLE ev_gain_ideal AS " if i == 0 else
+                             "INSERT INTO ev_gain_ideal ") + f"FROM ev_make_gain_ideal({text})",
+                            bound)
         elif relation == "ev_div_ideal":
             con.execute("CREATE OR REPLACE TEMP TABLE ev_div_ideal AS FROM ev_make_div_ideal(1.0) "
                         "LIMIT 0")
@@ -261,7 +269,7 @@ def choose_plan(con: duckdb.DuckDBPyConnection, opts: EvalOptions | None = None)
 
 # The context relations that do not depend on the evaluated runs: built once for all batches
 # of one group of options (100 files in 5 batches: 0.05 s CPU less).
-RUN_FREE = ("ev_options", "ev_judgment", "ev_sample", "ev_topic")
+RUN_FREE = ("ev_options", "ev_judgment", "ev_sample", "ev_topic", "ev_gain_ideal")
 
 
 def batchable(requests: list[MeasureRequest], opts: EvalOptions) -> bool:
@@ -331,16 +339,63 @@ def _macro_query(calls: list[list[MeasureRequest]]) -> tuple[str, list]:
     return "\nUNION ALL\n".join(parts), values
 
 
+def gain_maps(requests: list[MeasureRequest]) -> list[dict]:
+    """The gain tables (level -> gain, in the order given) of the requested measures that read
+    trec_eval's ideal rankings (ev_gain_ideal), each once."""
+    maps: dict = {}
+    for r in requests:
+        if "ev_gain_ideal" in r.mdef.context:
+            for p, a in zip(r.mdef.params, r.args):
+                if p.name == "gains":
+                    maps.setdefault(tuple((a or {}).items()), dict(a or {}))
+    return list(maps.values())
+
+
 def _alphas(requests: list[MeasureRequest]) -> list[float]:
     """The novelty discounts of the requested measures that read ndeval's ideal lists."""
     return sorted({float(a) for r in requests if "ev_div_ideal" in r.mdef.context
                    for p, a in zip(r.mdef.params, r.args) if p.name == "alpha"})
 
 
+# DuckDB optimizers the evaluation's statements run without (join_filters_off)
+_OFF_OPTIMIZERS = ("join_filter_pushdown",)
+
+
+@contextmanager
+def join_filters_off(con: duckdb.DuckDBPyConnection):
+    """The evaluation's statements without DuckDB's join filter pushdown, the user's setting
+    back afterwards. The pushdown turns every hash join into a filter on its probe side, set up
+    at a fixed cost of ~0.7 ms a join whatever the rows (a 100 x 100-row join of ev_run_topic
+    and ev_topic: 1.2 ms with it, 0.5 without, DuckDB 2.0.1), and the metric macros are mostly
+    small joins of the context relations: all_trec's scores 0.21 -> 0.15 s CPU on one TREC run
+    (bench/README.md, target 2). It only drops probe rows that have no match, so every value is
+    the same."""
+    before = con.execute("SELECT current_setting('disabled_optimizers')").fetchone()[0]
+    names = [n.strip() for n in before.split(",") if n.strip()]
+    con.execute("SET disabled_optimizers = ?",
+                [",".join(names + [n for n in _OFF_OPTIMIZERS if n not in names])])
+    try:
+        yield
+    finally:
+        con.execute("SET disabled_optimizers = ?", [before])
+
+
 def evaluate(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: int,
              requests: list[MeasureRequest], opts: EvalOptions = EvalOptions(),
              progress=None, gcompute: bool = False, *, batches: list[list[int]] | None = None,
              prepare=None, file_order: bool = False) -> EvalResult:
+    """Evaluate `requests` for the runs `run_ids` against `qrels_id` (_evaluate), with the
+    optimizers of join_filters_off off.
+    """
+    with join_filters_off(con):
+        return _evaluate(con, run_ids, qrels_id, requests, opts, progress, gcompute,
+                         batches=batches, prepare=prepare, file_order=file_order)
+
+
+def _evaluate(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: int,
+              requests: list[MeasureRequest], opts: EvalOptions = EvalOptions(),
+              progress=None, gcompute: bool = False, *, batches: list[list[int]] | None = None,
+              prepare=None, file_order: bool = False) -> EvalResult:
     """`progress(done, total)`, when given, is called after the ranking and after each batch
     of measures (the CLI draws a bar on a terminal). `gcompute`: also fetch NTCIREVAL's
     gcompute blocks of the requested D/DIN/IA measures (the .Dnev/.DINnev/.nevIA layouts).
@@ -370,8 +425,11 @@ def evaluate(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: int,
                 "measure VARCHAR, value DOUBLE, text VARCHAR)")
     con.execute("CREATE OR REPLACE TEMP TABLE ev_measures (measure VARCHAR, summary VARCHAR, "
                 "ord INTEGER)")
-    con.executemany("INSERT INTO ev_measures VALUES (?, ?, ?)",
-                    [(r.name, r.mdef.summary, i) for i, r in enumerate(requests)])
+    # one statement from three lists (executemany runs one statement a row: all_trec's 94
+    # rows 8 ms instead of 3)
+    con.execute("INSERT INTO ev_measures SELECT unnest($m), unnest($s), unnest($o)",
+                {"m": [r.name for r in requests], "s": [r.mdef.summary for r in requests],
+                 "o": list(range(len(requests)))})
     con.execute("CREATE OR REPLACE TEMP TABLE ev_summary (run_id INTEGER, measure VARCHAR, "
                 "value DOUBLE)")
     con.execute("CREATE OR REPLACE TEMP TABLE ev_run_topics (run_id INTEGER, topic VARCHAR, "
@@ -387,7 +445,8 @@ def evaluate(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: int,
                                                       else [])
             build_context(con, batch, qrels_id, group_opts, relations_read(names),
                           _alphas(group), file_order=file_order,
-                          kept=RUN_FREE if i and len(groups) == 1 else (), kernels=names)
+                          kept=RUN_FREE if i and len(groups) == 1 else (), kernels=names,
+                          gain_maps=gain_maps(group))
             done += 1
             report(done, total)
             # A few macros per statement: planning one UNION ALL of many macros grows faster

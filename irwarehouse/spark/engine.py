@@ -24,7 +24,7 @@ from pathlib import Path
 from sqlglot import exp
 
 from ..options import SQL_OPTIONS
-from ..engine.evaluate import EvalOptions, EvalResult, Rows
+from ..engine.evaluate import EvalOptions, EvalResult, Rows, gain_maps
 from ..errors import IrwError, MeasureError
 from ..measures import MeasureRequest
 from ..measures.portability import measure_portability
@@ -256,7 +256,7 @@ class SparkEvaluation:
         df.createOrReplaceTempView(relation)
         self.cached.append(df)
 
-    def build(self, relations, opts: EvalOptions, alphas=()) -> None:
+    def build(self, relations, opts: EvalOptions, alphas=(), gains=()) -> None:
         """Materialise the context relations, in waves of relations whose inputs are built:
         the jobs of a wave run side by side (ev_full_ranked, ev_listed and ev_div_ranked
         each rank every list)."""
@@ -272,13 +272,14 @@ class SparkEvaluation:
                 self._runs_view()
                 wave.remove("ev_runs")
                 built.add("ev_runs")
-            plans = [self._plan(relation, opts, alphas) for relation in wave]
+            plans = [self._plan(relation, opts, alphas, gains) for relation in wave]
             with ThreadPoolExecutor(max_workers=CONCURRENT_QUERIES) as pool:
                 list(pool.map(lambda plan: self._view(*plan), plans))
             built.update(wave)
 
-    def _plan(self, relation: str, opts: EvalOptions, alphas) -> tuple:
-        """(relation, Spark SQL, bound values) of a context relation's builder."""
+    def _plan(self, relation: str, opts: EvalOptions, alphas, gains=()) -> tuple:
+        """(relation, Spark SQL, bound values) of a context relation's builder: ev_div_ideal
+        for the novelty discounts `alphas`, ev_gain_ideal for the gain tables `gains`."""
         values = _option_values(opts)
         args = None
         if relation == "ev_scope":
@@ -291,6 +292,12 @@ class SparkEvaluation:
         elif relation == "ev_div_ideal":
             tree = _union([self.inliner.call("ev_make_div_ideal", [_typed(float(a), "DOUBLE")])
                            for a in (alphas or (0.5,))])
+        elif relation == "ev_gain_ideal":
+            # each table's builder a subquery: Spark refuses a UNION of WITH queries
+            tree = _union([exp.select("*").from_(self.inliner.call(
+                               "ev_make_gain_ideal", [_typed(g, "MAP(INTEGER, DOUBLE)")])
+                               .subquery(f"gain_table_{i}"))
+                           for i, g in enumerate(gains or ({},))])
         else:
             make = builder(relation)
             tree = self.inliner.call(make.name, [_typed(values[a], _BUILDER_TYPES[a])
@@ -410,7 +417,7 @@ def evaluate_spark(spark, campaign: str, requests: list[MeasureRequest],
         ev = SparkEvaluation(spark, campaign, qrels=qrels, runs=runs)
         try:
             ev.build(relations_read([r.mdef.kernel for r in group]), group_opts,
-                     _alphas(group))
+                     _alphas(group), gain_maps(group))
             done += 1
             report(done, total)
 

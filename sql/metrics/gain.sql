@@ -26,95 +26,20 @@
 -- (DCG(k), IDCG(k), cumulated gains) are exact sums (ev_to_fixed, sql/context.sql).
 -- source: trec_eval 9.0.8 m_G.c, m_ndcg_rel.c, m_Rndcg.c
 
--- block: ev_gain_table
--- trec_eval's gain table per judged topic, one row per entry: the level=gain parameters first,
--- then each level 0..max level of the topic's judgments that is not a parameter (gain = level);
--- num_at_level = judged documents at that level (0 for absent or negative levels).
--- walk_order is the position in which trec_eval's ideal walk visits the entry (1 = first).
-CREATE OR REPLACE MACRO ev_gain_table(gain_map) AS TABLE
-WITH level_counts AS (
-    SELECT topic, rel AS level, count(*) AS num_at_level
-    FROM ev_judgment WHERE rel >= 0
-    GROUP BY topic, rel
-),
-param_entries AS (                     -- "level=gain" parameters, in the order they were given
-    SELECT i AS table_pos, map_keys(gain_map)[i] AS level,
-           CAST(map_values(gain_map)[i] AS DOUBLE) AS gain
-    FROM range(1, len(map_keys(gain_map)) + 1) AS p(i)
-),
-entries AS (
-    SELECT t.topic, p.table_pos, p.level, p.gain
-    FROM ev_topic t CROSS JOIN param_entries p
-    UNION ALL
-    SELECT topic, len(map_keys(gain_map)) + 1 + level AS table_pos, level,
-           CAST(level AS DOUBLE) AS gain
-    FROM (SELECT topic, unnest(range(0, max(level) + 1)) AS level FROM level_counts
-          GROUP BY topic)
-    WHERE gain_map[level] IS NULL
-),
-by_gain AS (                           -- gains less than 1 apart (after chaining) form a group
-    SELECT *, coalesce(gain - lag(gain) OVER w >= 1, false) AS starts_group
-    FROM entries
-    WINDOW w AS (PARTITION BY topic ORDER BY gain, table_pos)
-),
-grouped AS (
-    SELECT *, sum(CAST(starts_group AS INTEGER)) OVER (PARTITION BY topic ORDER BY gain, table_pos
-                                                       ROWS UNBOUNDED PRECEDING) AS gain_group
-    FROM by_gain
-)
-SELECT g.topic, g.level, g.gain, coalesce(c.num_at_level, 0) AS num_at_level,
-       row_number() OVER (PARTITION BY g.topic ORDER BY g.gain_group DESC, g.table_pos DESC)
-           AS walk_order
-FROM grouped g
-LEFT JOIN level_counts c ON c.topic = g.topic AND c.level = g.level;
-
--- block: ev_gain_ideal
--- The ideal ranking of each topic, one row per position k = 1..Rg:
+-- block: ev_gain_ideal_of
+-- The ideal ranking of the gain table `gain_map`: its rows of the context relation
+-- ev_gain_ideal (sql/context.sql, which also builds trec_eval's gain table), one row per
+-- position k = 1..Rg:
 --   gain      = the k-th ideal gain (always > 0),
 --   idcg      = sum_{j<=k} gain_j / log2(j + 1),
 --   extra_cost = sum_{j<=k} (max(gain_j, 1) - 1)   (G's "ideal cost" above 1 per document),
 --   ends_level = the next ideal position has a different gain, or k = Rg (Rndcg's R levels),
 --   num_ideal = Rg, ideal_total = sum of all ideal gains (undiscounted).
--- The walk starts only when the last entry of the sorted table has a positive gain, and it
--- stops at the first entry (with documents) whose gain is <= 0.
-CREATE OR REPLACE MACRO ev_gain_ideal(gain_map) AS TABLE
-WITH gain_table AS (
-    SELECT * FROM ev_gain_table(gain_map)
-),
-walk_stop AS (                         -- where the ideal walk ends, per topic
-    SELECT topic,
-           CASE WHEN max(gain) FILTER (WHERE walk_order = 1) > 0
-                THEN coalesce(min(walk_order) FILTER (WHERE num_at_level > 0 AND gain <= 0),
-                              max(walk_order) + 1)
-                ELSE 1 END AS stop_order
-    FROM gain_table GROUP BY topic
-),
-ideal_entries AS (
-    SELECT t.topic, t.walk_order, t.gain, t.num_at_level
-    FROM gain_table t JOIN walk_stop s ON s.topic = t.topic
-    WHERE t.num_at_level > 0 AND t.walk_order < s.stop_order
-),
-ideal_docs AS (                        -- one row per ideal document, in walk order
-    SELECT topic, walk_order, gain, unnest(range(num_at_level)) AS copy
-    FROM ideal_entries
-),
-ranked AS (
-    SELECT topic, gain,
-           row_number() OVER (PARTITION BY topic ORDER BY walk_order, copy) AS k
-    FROM ideal_docs
-),
-totals AS (                            -- added in ideal order, as trec_eval's loop does
-    SELECT topic, count(*) AS num_ideal, sum(gain ORDER BY k) AS ideal_total
-    FROM ranked GROUP BY topic
-)
-SELECT r.topic, r.k, r.gain,
-       ev_from_fixed(sum(ev_to_fixed(r.gain / log2(r.k + 1))) OVER w) AS idcg,
-       ev_from_fixed(sum(ev_to_fixed(greatest(r.gain, 1.0) - 1.0)) OVER w) AS extra_cost,
-       coalesce(lead(r.gain) OVER (PARTITION BY r.topic ORDER BY r.k) <> r.gain, true)
-           AS ends_level,
-       t.num_ideal, t.ideal_total
-FROM ranked r JOIN totals t ON t.topic = r.topic
-WINDOW w AS (PARTITION BY r.topic ORDER BY r.k ROWS UNBOUNDED PRECEDING);
+CREATE OR REPLACE MACRO ev_gain_ideal_of(gain_map) AS TABLE
+SELECT topic, k, gain, idcg, extra_cost, ends_level, num_ideal, ideal_total
+FROM ev_gain_ideal
+WHERE gain_levels IS NOT DISTINCT FROM map_keys(gain_map)
+  AND gain_values IS NOT DISTINCT FROM CAST(map_values(gain_map) AS DOUBLE[]);
 
 -- block: ev_gain_lists
 -- The evaluated lists with the length the gain measures see: num_ret, except that trec_eval
@@ -169,7 +94,7 @@ WINDOW w AS (PARTITION BY run_id, topic ORDER BY rank ROWS UNBOUNDED PRECEDING);
 --      ideal_j = 0 past the ideal ranking; divide by the sum of the ideal gains (0 if none).
 CREATE OR REPLACE MACRO m_G(gains) AS TABLE
 WITH ideal AS (
-    SELECT * FROM ev_gain_ideal(gains)
+    SELECT * FROM ev_gain_ideal_of(gains)
 ),
 ideal_totals AS (
     SELECT topic, any_value(num_ideal) AS num_ideal, any_value(ideal_total) AS ideal_total,
@@ -206,7 +131,7 @@ LEFT JOIN summed s ON s.run_id = b.run_id AND s.topic = b.topic;
 --      Rg = length of the ideal ranking; 0 when the sum is not positive.
 CREATE OR REPLACE MACRO m_ndcg_rel(gains) AS TABLE
 WITH ideal AS (
-    SELECT * FROM ev_gain_ideal(gains)
+    SELECT * FROM ev_gain_ideal_of(gains)
 ),
 topic_ideal AS (                       -- Rg and IDCG(Rg); 0 and 0.0 for an empty ideal ranking
     SELECT t.topic, coalesce(max(i.k), 0) AS num_ideal, coalesce(max(i.idcg), 0.0) AS idcg_full
@@ -256,7 +181,7 @@ FROM summed;
 --      0 when R = 0 (R at the -l threshold); NaN (0/0, as trec_eval) when R > 0 but Rg = 0.
 CREATE OR REPLACE MACRO m_Rndcg(gains) AS TABLE
 WITH ideal AS (
-    SELECT * FROM ev_gain_ideal(gains)
+    SELECT * FROM ev_gain_ideal_of(gains)
 ),
 level_ends AS (                        -- the R-level cutoffs b and IDCG(b)
     SELECT topic, k AS cutoff, idcg FROM ideal WHERE ends_level

@@ -135,6 +135,16 @@ def test_every_portable_measure_with_other_options(spark, small, tmp_path_factor
         assert conformance(spark, small, campaign, folder / campaign, opts, requests) == []
 
 
+def test_three_gain_tables_on_spark(spark, small, tmp_path_factory):
+    """G, ndcg_rel and Rndcg with three gain tables (one level set in two orders, negative
+    levels): Spark's ev_gain_ideal holds the three ideal rankings as DuckDB's does."""
+    folder = tmp_path_factory.mktemp("gains")
+    requests = parse_measures(["G.2=4.5,1=4.2", "ndcg_rel.1=4.2,2=4.5", "Rndcg.-1=1,0=-1"])
+    for opts in (EvalOptions(), EvalOptions(threshold=2, judged_only=True, depth=20)):
+        assert conformance(spark, small, "sample", folder / opts.describe(), opts,
+                           requests) == []
+
+
 # -- the commands ---------------------------------------------------------------------------
 
 MEASURES = ["-m", "map", "-m", "P.5,10", "-m", "ndcg_cut.10", "-m", "relstring.5", "-m",
