@@ -234,6 +234,18 @@ WHERE r.run_id IN (SELECT run_id FROM ev_runs
                    WHERE NOT (skip_stored AND run_id IN (SELECT run_id FROM ev_stored_runs())))
   AND r.topic IN (SELECT topic FROM ev_topic);
 
+-- block: ev_relevant_runs
+-- The evaluated runs whose relevant documents relevant_row holds for the evaluated qrels, when
+-- those rows are what the options rank: -l 1, no -J, trec_eval 9's score order (ingestion
+-- numbers them so: sql/schema.sql). Empty under any other option.
+CREATE OR REPLACE MACRO ev_relevant_runs(relevance_level, judged_only, sort_order,
+                                         trec_eval_version) AS TABLE
+SELECT p.run_id FROM relevant_pair p
+WHERE p.qrels_id = (SELECT qrels_id FROM ev_scope)
+  AND p.run_id IN (SELECT run_id FROM ev_stored_runs())
+  AND relevance_level = 1 AND NOT judged_only AND sort_order = 'score'
+  AND trec_eval_version < 10;
+
 -- plan: stored (ev_full_ranked)
 -- Runs ingested into a warehouse, trec_eval 9's score order: the stored ranks (judged_row).
 CREATE OR REPLACE MACRO ev_make_full_ranked_stored(max_docs) AS TABLE
@@ -494,11 +506,7 @@ FROM ev_make_full_ranked_stored(max_docs);
 CREATE OR REPLACE MACRO ev_make_relevant(relevance_level, judged_only, sort_order,
                                          trec_eval_version, max_docs) AS TABLE
 WITH counted AS (
-    SELECT p.run_id FROM relevant_pair p
-    WHERE p.qrels_id = (SELECT qrels_id FROM ev_scope)
-      AND p.run_id IN (SELECT run_id FROM ev_stored_runs())
-      AND relevance_level = 1 AND NOT judged_only AND sort_order = 'score'
-      AND trec_eval_version < 10
+    FROM ev_relevant_runs(relevance_level, judged_only, sort_order, trec_eval_version)
 )
 SELECT r.run_id, r.topic, r.score_rank AS rank, r.rel, r.rel_so_far
 FROM relevant_row r
