@@ -12,7 +12,7 @@ the same macros (sql/metrics) over the same rows: their values are the same bits
 
 The other judged rows are left out of ev_ranked, so only kernels that read nothing of a
 ranking but its rows of level >= 1 take this path:
-    m_map, m_map_cut     ev_relevant (is_rel rows, rel_so_far)
+    m_map, m_map_cut     ev_relevant (is_rel rows, rel_so_far; AP's running sum precision_sum)
     m_P, m_recall        ev_ranked WHERE is_rel AND rank <= cutoff (ev_hits_at)
     m_recip_rank         min(rank) of ev_ranked WHERE is_rel
     m_ndcg_cut           ev_ranked rows of gain = level <> 0 (ev_ndcg_at with no gain map);
@@ -40,7 +40,7 @@ WHERE qrels_id = {qrels_id} AND run_id IN (SELECT run_id FROM ev_runs)
   AND ({max_docs} IS NULL OR score_rank <= {max_docs})"""
 _RELEVANT = """
 CREATE OR REPLACE TEMP VIEW ev_relevant AS
-SELECT run_id, topic, score_rank AS rank, rel, rel_so_far
+SELECT run_id, topic, score_rank AS rank, rel, rel_so_far, precision_sum
 FROM relevant_row
 WHERE qrels_id = {qrels_id} AND run_id IN (SELECT run_id FROM ev_runs)
   AND ({max_docs} IS NULL OR score_rank <= {max_docs})"""
@@ -82,7 +82,7 @@ def restore(con: duckdb.DuckDBPyConnection) -> None:
         con.execute("CREATE TEMP TABLE ev_ranked (run_id INTEGER, topic VARCHAR, rank BIGINT, "
                     "rel INTEGER, is_rel BOOLEAN)")
         con.execute("CREATE TEMP TABLE ev_relevant (run_id INTEGER, topic VARCHAR, "
-                    "rank BIGINT, rel INTEGER, rel_so_far BIGINT)")
+                    "rank BIGINT, rel INTEGER, rel_so_far BIGINT, precision_sum DOUBLE)")
 
 
 def _drop(con: duckdb.DuckDBPyConnection) -> None:
