@@ -152,3 +152,17 @@ def test_portable_macro_ranks_every_run(name):
     from irwarehouse.spark.inline import metric_macro
     macro = metric_macro(registry()[name].macro)
     assert "relevant_row" not in macro.body.sql(dialect="duckdb")
+
+
+def test_threads_given_back_after_evaluating_from_stored_rows(sample_warehouse):
+    """A small evaluation from relevant_row runs on one thread (relevant_rows.build); the
+    connection has its own setting back afterwards, the values unchanged."""
+    names = ["map", "P.10", "ndcg_cut.10", "recip_rank"]
+    with Warehouse(sample_warehouse, read_only=True) as wh:
+        wh.con.execute("SET threads = 3")
+        first = wh.evaluate(names, campaign="sample", qrels="graded").per_topic.to_pylist()
+        assert wh.con.execute("SELECT current_setting('threads')").fetchone()[0] == 3
+        wh.con.execute("SET threads = 1")
+        again = wh.evaluate(names, campaign="sample", qrels="graded").per_topic.to_pylist()
+        assert wh.con.execute("SELECT current_setting('threads')").fetchone()[0] == 1
+    assert first == again and first
