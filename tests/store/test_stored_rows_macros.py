@@ -154,13 +154,25 @@ def test_portable_macro_ranks_every_run(name):
     assert "relevant_row" not in macro.body.sql(dialect="duckdb")
 
 
-def test_threads_given_back_after_evaluating_from_stored_rows(sample_warehouse):
-    """A small evaluation from relevant_row runs on one thread (relevant_rows.build); the
-    connection has its own setting back afterwards, the values unchanged."""
+def test_threads_given_back_after_evaluating_from_stored_rows(sample_warehouse, monkeypatch):
+    """A small evaluation from relevant_row runs on one thread (relevant_rows.one_thread); the
+    connection has its own setting back afterwards, the values unchanged; a measure that
+    needs the general path (bpref) keeps the connection's threads."""
     names = ["map", "P.10", "ndcg_cut.10", "recip_rank"]
+    seen = []
+    saved = relevant_rows.build
+
+    def build(con, *args):
+        seen.append(con.execute("SELECT current_setting('threads')").fetchone()[0])
+        return saved(con, *args)
+    monkeypatch.setattr(relevant_rows, "build", build)
     with Warehouse(sample_warehouse, read_only=True) as wh:
         wh.con.execute("SET threads = 3")
         first = wh.evaluate(names, campaign="sample", qrels="graded").per_topic.to_pylist()
+        assert seen == [1]
+        assert wh.con.execute("SELECT current_setting('threads')").fetchone()[0] == 3
+        wh.evaluate(["map", "bpref"], campaign="sample", qrels="graded")
+        assert seen == [1]                            # no views: the general path
         assert wh.con.execute("SELECT current_setting('threads')").fetchone()[0] == 3
         wh.con.execute("SET threads = 1")
         again = wh.evaluate(names, campaign="sample", qrels="graded").per_topic.to_pylist()
