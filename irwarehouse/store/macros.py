@@ -26,6 +26,7 @@ user input reaches it (the parameters are the call's).
 
 from __future__ import annotations
 
+from ..engine.relevant_rows import FAST_KERNELS
 from ..errors import SqlAssetError
 from ..measures.catalog import MeasureDef, ParamDef
 from ..measures.portability import measure_portability
@@ -168,8 +169,7 @@ def context_ctes(relations, params: list[tuple[str, str, str]], resolved: set[st
 # The kernels that read nothing of a ranking but its relevant documents (their ranks, levels
 # and running count), which relevant_row stores per (qrels, run) pair at ingestion
 # (engine/relevant_rows.py lists why each qualifies).
-RELEVANT_ROW_KERNELS = frozenset({"m_map", "m_map_cut", "m_P", "m_recall", "m_recip_rank",
-                                  "m_ndcg_cut"})
+RELEVANT_ROW_KERNELS = FAST_KERNELS
 # what those kernels' context must be for the stored rows to stand in for it
 _RELEVANT_ROW_CONTEXT = frozenset({"ev_scope", "ev_runs", "ev_judgment", "ev_topic",
                                    "ev_full_ranked", "ev_ranked", "ev_relevant", "ev_run_topic"})
