@@ -37,7 +37,8 @@ CREATE TEMP TABLE IF NOT EXISTS ev_full_ranked (run_id INTEGER, topic VARCHAR, f
 CREATE TEMP TABLE IF NOT EXISTS ev_ranked (run_id INTEGER, topic VARCHAR, rank BIGINT,
                                           rel INTEGER, is_rel BOOLEAN);
 CREATE TEMP TABLE IF NOT EXISTS ev_relevant (run_id INTEGER, topic VARCHAR, rank BIGINT,
-                                            rel INTEGER, rel_so_far BIGINT);
+                                            rel INTEGER, rel_so_far BIGINT,
+                                            precision_sum DOUBLE);
 CREATE TEMP TABLE IF NOT EXISTS ev_counted (
     run_id INTEGER, topic VARCHAR, rank BIGINT, rel INTEGER, is_rel BOOLEAN,
     rel_so_far BIGINT, nonrel_so_far BIGINT, unjudged_so_far BIGINT);
@@ -244,6 +245,18 @@ FROM run_row r
 WHERE r.run_id IN (SELECT run_id FROM ev_runs
                    WHERE NOT (skip_stored AND run_id IN (SELECT run_id FROM ev_stored_runs())))
   AND r.topic IN (SELECT topic FROM ev_topic);
+
+-- block: ev_relevant_runs
+-- The evaluated runs whose relevant documents relevant_row holds for the evaluated qrels, when
+-- those rows are what the options rank: -l 1, no -J, trec_eval 9's score order (ingestion
+-- numbers them so: sql/schema.sql). Empty under any other option.
+CREATE OR REPLACE MACRO ev_relevant_runs(relevance_level, judged_only, sort_order,
+                                         trec_eval_version) AS TABLE
+SELECT p.run_id FROM relevant_pair p
+WHERE p.qrels_id = (SELECT qrels_id FROM ev_scope)
+  AND p.run_id IN (SELECT run_id FROM ev_stored_runs())
+  AND relevance_level = 1 AND NOT judged_only AND sort_order = 'score'
+  AND trec_eval_version < 10;
 
 -- plan: stored (ev_full_ranked)
 -- Runs ingested into a warehouse, trec_eval 9's score order: the stored ranks (judged_row).
@@ -501,23 +514,22 @@ FROM ev_make_full_ranked_stored(max_docs);
 -- A stored run's relevant documents at -l 1 in trec_eval 9's score order without -J are the
 -- rows relevant_row keeps for its qrels, numbered at ingestion (sql/schema.sql): those are
 -- read, and the window counts only the other runs' (`counted`: the runs whose rows are
--- stored and apply; empty under any other option).
+-- stored and apply; empty under any other option). precision_sum: AP's running sum stored
+-- with those rows (sql/schema.sql), NULL for the rows counted here (ev_precision_sums then
+-- adds the terms itself).
 CREATE OR REPLACE MACRO ev_make_relevant(relevance_level, judged_only, sort_order,
                                          trec_eval_version, max_docs) AS TABLE
 WITH counted AS (
-    SELECT p.run_id FROM relevant_pair p
-    WHERE p.qrels_id = (SELECT qrels_id FROM ev_scope)
-      AND p.run_id IN (SELECT run_id FROM ev_stored_runs())
-      AND relevance_level = 1 AND NOT judged_only AND sort_order = 'score'
-      AND trec_eval_version < 10
+    FROM ev_relevant_runs(relevance_level, judged_only, sort_order, trec_eval_version)
 )
-SELECT r.run_id, r.topic, r.score_rank AS rank, r.rel, r.rel_so_far
+SELECT r.run_id, r.topic, r.score_rank AS rank, r.rel, r.rel_so_far, r.precision_sum
 FROM relevant_row r
 WHERE r.qrels_id = (SELECT qrels_id FROM ev_scope) AND r.run_id IN (SELECT run_id FROM counted)
   AND (max_docs IS NULL OR r.score_rank <= max_docs)
 UNION ALL
 SELECT run_id, topic, rank, rel,
-       row_number() OVER (PARTITION BY run_id, topic ORDER BY rank) AS rel_so_far
+       row_number() OVER (PARTITION BY run_id, topic ORDER BY rank) AS rel_so_far,
+       CAST(NULL AS DOUBLE) AS precision_sum
 FROM ev_ranked
 WHERE is_rel AND run_id NOT IN (SELECT run_id FROM counted);
 
@@ -884,12 +896,26 @@ WHERE list_contains(run_ids, r.run_id);
 -- block: ev_make_relevant_rows
 -- The rows of relevant_row for some qrels and runs (irwarehouse.store.ingest keeps it): the
 -- judged_row rows of level >= 1, each with rel_so_far = the number of them at ranks <= its own
--- in its list, as ev_relevant numbers them at relevance_level 1 (ranks are unique in a list).
+-- in its list, as ev_relevant numbers them at relevance_level 1 (ranks are unique in a list),
+-- and precision_sum = AP's running sum there, sum of C(r)/r over those rows in rank order:
+-- one fold per list over its terms in rank order, each sum the previous one plus a term, so
+-- the additions are the ordered aggregate's, `sum(rel_so_far / rank ORDER BY rank)` of
+-- sql/metrics/ap.sql, one by one (a windowed sum would add partial sums in a tree instead;
+-- the fold copies its list at every step: 0.34 s per million relevant rows).
 CREATE OR REPLACE MACRO ev_make_relevant_rows(qrels_ids, run_ids) AS TABLE
-SELECT qrels_id, run_id, topic, score_rank, rel,
-       row_number() OVER (PARTITION BY qrels_id, run_id, topic ORDER BY score_rank) AS rel_so_far
-FROM judged_row
-WHERE list_contains(qrels_ids, qrels_id) AND list_contains(run_ids, run_id) AND rel >= 1;
+WITH lists AS (
+    SELECT qrels_id, run_id, topic,
+           list(score_rank ORDER BY score_rank) AS ranks, list(rel ORDER BY score_rank) AS rels
+    FROM judged_row
+    WHERE list_contains(qrels_ids, qrels_id) AND list_contains(run_ids, run_id) AND rel >= 1
+    GROUP BY qrels_id, run_id, topic
+)
+SELECT qrels_id, run_id, topic, unnest(ranks) AS score_rank, unnest(rels) AS rel,
+       unnest(range(1, len(ranks) + 1)) AS rel_so_far,
+       unnest(list_reduce(list_transform(ranks, lambda r, c: c / r),
+                          lambda sums, x: list_append(sums, sums[-1] + x),
+                          [0.0::DOUBLE])[2:]) AS precision_sum
+FROM lists;
 
 -- name: summary
 -- The `all` row of every measure of an `irw eval` (irwarehouse.engine.evaluate): irw_summarise

@@ -190,6 +190,11 @@ CREATE TABLE IF NOT EXISTS judged_pair (
 -- trec_eval's default -l 1 (irwarehouse/engine/relevant_rows.py). Written with judged_row, in
 -- the same transaction (store/ingest.py: store_judged_rows), so that re-evaluating a stored
 -- campaign reads a third to a tenth of judged_row's rows and computes no running count.
+-- precision_sum is AP's running sum at the row: C(r)/r of the list's relevant documents at
+-- ranks <= this one, added in rank order as trec_eval adds them (sql/context.sql,
+-- ev_make_relevant_rows), so that AP reads one value per list instead of sorting its
+-- relevant documents (sql/metrics/ap.sql, ev_precision_sums); NULL only in rows stored
+-- before it existed, which the first read-write open recomputes (store/relevant.py).
 -- relevant_pair lists the (qrels, run) pairs whose rows are here (a pair may have none: a
 -- run that retrieved no relevant document); a pair missing from it is evaluated from
 -- judged_row as before.
@@ -199,8 +204,10 @@ CREATE TABLE IF NOT EXISTS relevant_row (
     topic        VARCHAR NOT NULL,
     score_rank   BIGINT NOT NULL,
     rel          INTEGER NOT NULL,
-    rel_so_far   BIGINT NOT NULL
+    rel_so_far   BIGINT NOT NULL,
+    precision_sum DOUBLE
 );
+ALTER TABLE relevant_row ADD COLUMN IF NOT EXISTS precision_sum DOUBLE;
 
 CREATE TABLE IF NOT EXISTS relevant_pair (
     qrels_id     INTEGER NOT NULL,

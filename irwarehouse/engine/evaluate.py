@@ -434,6 +434,8 @@ def _evaluate(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: int,
                 "value DOUBLE)")
     con.execute("CREATE OR REPLACE TEMP TABLE ev_run_topics (run_id INTEGER, topic VARCHAR, "
                 "in_run BOOLEAN)")
+    if len(groups) == 1:
+        relevant_rows.one_thread(con, groups[0][0], kernels, qrels_id, run_ids)
     done = 0
     gcompute_rows = None
     for i, batch in enumerate(batches):
@@ -464,7 +466,8 @@ def _evaluate(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: int,
                 gcompute_rows = diversity.gcompute_blocks(con, group)
         # the evaluated lists of the last group's context (whether each was in the run)
         con.execute("INSERT INTO ev_run_topics SELECT run_id, topic, in_run FROM ev_run_topic")
-    relevant_rows.restore(con)      # TEMP tables again where views of relevant_row stood
+    # TEMP tables again where views of relevant_row stood; the connection's threads back
+    relevant_rows.restore(con, threads=True)
     if len(batches) > 1:
         # ev_runs: every evaluated run again (store_scores replaces the values of these)
         con.execute("CREATE OR REPLACE TEMP TABLE ev_runs AS "

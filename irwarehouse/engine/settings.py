@@ -19,7 +19,8 @@ def load_profile(con, campaign: str) -> EvalSettings:
     """The campaign's profile (empty settings when none is set, the campaign is unknown, or a
     warehouse older than profiles is read read-only), each field marked as coming from the
     profile."""
-    if not con.execute("SELECT count(*) FROM information_schema.tables "
+    # duckdb_tables(), not information_schema.tables (a view over every catalog entry: 6 ms)
+    if not con.execute("SELECT count(*) FROM duckdb_tables() "
                        "WHERE table_name = 'campaign_profile'").fetchall()[0][0]:
         return EvalSettings()
     row = con.execute(f"""

@@ -144,7 +144,9 @@ def metric_macro(name: str) -> Macro | None:
     for mdef in registry().values():
         if mdef.macro.lower() == name.lower():
             params = [("campaign", "VARCHAR", None)] + callable_params(mdef)
-            _, body = _parse_body(mdef.macro, callable_sql(mdef), "catalog.py")
+            # relevant_row is not exported to Spark: the macro that ranks every run
+            _, body = _parse_body(mdef.macro, callable_sql(mdef, stored_rows=False),
+                                  "catalog.py")
             # SQL names are case-insensitive (cwl's T): parameters kept in lower case, as
             # _from_files keeps them
             defaults = {n.lower(): _default_tree(t, d) for n, t, d in params if d is not None}

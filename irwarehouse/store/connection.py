@@ -63,9 +63,16 @@ def _context_sql(temp: bool = False) -> str:
 def _temp_schema(con: duckdb.DuckDBPyConnection) -> None:
     """On a read-only connection to a warehouse older than this code: TEMP copies of the
     tables of sql/schema.sql that the evaluation reads and the file lacks (empty: runs are
-    then ranked and counted from run_row) and of the macro irw_summarise."""
+    then ranked and counted from run_row) and of the macro irw_summarise. Relevant rows
+    stored without AP's running sum (relevant_row.precision_sum, which the SQL reads) are
+    left unread the same way: empty TEMP relevant_row and relevant_pair stand in front of
+    them, so every run is ranked from judged_row as before they existed."""
     have = {n for (n,) in con.execute("SELECT table_name FROM duckdb_tables() "
                                       "WHERE database_name <> 'temp'").fetchall()}
+    if "relevant_row" in have and not con.execute(
+            "SELECT count(*) FROM duckdb_columns() WHERE database_name <> 'temp' "
+            "AND table_name = 'relevant_row' AND column_name = 'precision_sum'").fetchone()[0]:
+        have -= {"relevant_row", "relevant_pair"}
     read = read_sql("context.sql") + "".join(p.read_text(encoding="utf-8")
                                              for p in metric_files())
     for _, stmt in statements(read_sql("schema.sql")):

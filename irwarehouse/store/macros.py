@@ -26,6 +26,7 @@ user input reaches it (the parameters are the call's).
 
 from __future__ import annotations
 
+from ..engine.relevant_rows import FAST_KERNELS
 from ..errors import SqlAssetError
 from ..measures.catalog import MeasureDef, ParamDef
 from ..measures.portability import measure_portability
@@ -165,12 +166,71 @@ def context_ctes(relations, params: list[tuple[str, str, str]], resolved: set[st
     return ctes
 
 
-def callable_sql(mdef: MeasureDef) -> str:
-    """The CREATE MACRO statement of a measure's metric macro."""
+# The kernels that read nothing of a ranking but its relevant documents (their ranks, levels
+# and running count), which relevant_row stores per (qrels, run) pair at ingestion
+# (engine/relevant_rows.py lists why each qualifies).
+RELEVANT_ROW_KERNELS = FAST_KERNELS
+# what those kernels' context must be for the stored rows to stand in for it
+_RELEVANT_ROW_CONTEXT = frozenset({"ev_scope", "ev_runs", "ev_judgment", "ev_topic",
+                                   "ev_full_ranked", "ev_ranked", "ev_relevant", "ev_run_topic"})
+
+
+def _stored_rows(ctes: list[str], resolved: set[str], types: dict) -> list[str]:
+    """A RELEVANT_ROW_KERNELS macro's CTEs made to read relevant_row for the runs whose rows
+    apply (ev_relevant_runs: every run stored for the qrels when the resolved options are -l 1,
+    no -J, trec_eval 9's score order), and to rank the others (ev_slow_runs) as before.
+    ev_full_ranked, the copy of judged_row's rows, is built for the other runs only (a nested
+    ev_runs names them, and ev_judgment is empty when there are none), so over a stored
+    campaign nothing of judged_row is read; ev_ranked
+    stays the others' ranking for the builders after it (ev_relevant reads relevant_row for the
+    stored runs itself; ev_run_topic reads ev_ranked only under -J, when no run's rows apply),
+    and the kernel sees ev_ranked_all: the stored runs' relevant rows, then the others'
+    (_kernel_call). The options are scalar subqueries, so the choice is made per run when the
+    query runs: an empty side costs a join with an empty build side (no scan)."""
+    options = ", ".join(argument(a, types[a], resolved) for a in
+                        ("relevance_level", "judged_only", "sort_order", "trec_eval_version"))
+    max_docs = argument("max_docs", types["max_docs"], resolved)
+    out = []
+    for cte in ctes:
+        name = cte.split(" AS (", 1)[0].strip()
+        if name == "ev_full_ranked":
+            out.append(f"    ev_stored_rows_runs AS (FROM ev_relevant_runs({options}))")
+            out.append("    ev_slow_runs AS (SELECT run_id FROM ev_runs WHERE run_id NOT IN "
+                       "(SELECT run_id FROM ev_stored_rows_runs))")
+            # the judgments the window plan joins with the runs it ranks: none when every
+            # run's rows are stored (a hash table of every judgment otherwise, built for an
+            # empty probe: 0.01 s of each call over bench's campaign)
+            out.append("    ev_slow_judgment AS MATERIALIZED (SELECT * FROM ev_judgment "
+                       "WHERE EXISTS (SELECT 1 FROM ev_slow_runs))")
+            body = cte.split(" AS (", 1)[1]
+            out.append("    ev_full_ranked AS (WITH ev_runs AS (FROM ev_slow_runs), "
+                       f"ev_judgment AS (FROM ev_slow_judgment) {body}")
+            continue
+        out.append(cte)
+    out.append(f"""    ev_ranked_all AS (
+        SELECT r.run_id, r.topic, r.score_rank AS rank, r.rel, true AS is_rel
+        FROM relevant_row r
+        WHERE r.qrels_id = (SELECT qrels_id FROM ev_scope)
+          AND r.run_id IN (SELECT run_id FROM ev_stored_rows_runs)
+          AND ({max_docs} IS NULL OR r.score_rank <= {max_docs})
+        UNION ALL
+        FROM ev_ranked)""")
+    return out
+
+
+def callable_sql(mdef: MeasureDef, stored_rows: bool = True) -> str:
+    """The CREATE MACRO statement of a measure's metric macro. `stored_rows`: a kernel of
+    RELEVANT_ROW_KERNELS reads relevant_row where it applies (_stored_rows); False for the
+    portable inlining (spark/inline.py: the Spark export carries no relevant_row)."""
     params = callable_params(mdef)
     types = {name: sql_type for name, sql_type, _ in params}
     resolved = _resolved_names(mdef)
     ctes = context_ctes(mdef.context, params, resolved, mdef.kernel)
+    stored_rows = (stored_rows and mdef.kernel in RELEVANT_ROW_KERNELS
+                   and {"ev_full_ranked", "ev_ranked"} <= set(mdef.context)
+                   and set(mdef.context) <= _RELEVANT_ROW_CONTEXT)
+    if stored_rows:
+        ctes = _stored_rows(ctes, resolved, types)
     kernel_args = ", ".join(argument(p.name, types[p.name], resolved) for p in mdef.params)
     if mdef.kind == "text":
         columns = "CAST(NULL AS DOUBLE) AS value, CAST(m.value AS VARCHAR) AS text"
@@ -183,7 +243,9 @@ def callable_sql(mdef: MeasureDef) -> str:
     return (f"CREATE OR REPLACE MACRO {mdef.macro}({signature}) AS TABLE\n"
             + "WITH\n" + ",\n".join(ctes) + "\n"
             + f"SELECT n.name AS run, m.topic, {columns}\n"
-            + f"FROM {mdef.kernel}({kernel_args}) m JOIN run n ON n.run_id = m.run_id"
+            + (f"FROM (WITH ev_ranked AS (FROM ev_ranked_all) FROM {mdef.kernel}({kernel_args}))"
+               if stored_rows else f"FROM {mdef.kernel}({kernel_args})")
+            + " m JOIN run n ON n.run_id = m.run_id"
             + (f"\nWHERE {' AND '.join(checks)}" if checks else "") + ";\n")
 
 

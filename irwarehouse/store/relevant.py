@@ -29,7 +29,16 @@ def store_relevant_rows(con: duckdb.DuckDBPyConnection, qrels_ids: list[int],
 
 def backfill_relevant_rows(con: duckdb.DuckDBPyConnection) -> None:
     """A warehouse made before relevant_row existed: the relevant rows of every pair judged_row
-    holds and relevant_pair lacks (store.connection's upgrade, inside its transaction)."""
+    holds and relevant_pair lacks (store.connection's upgrade, inside its transaction). Rows
+    stored before AP's running sum existed (precision_sum NULL: the column added by the
+    schema) are stored again, with their pairs."""
+    stale = "(qrels_id, run_id) IN (SELECT (qrels_id, run_id) FROM relevant_row " \
+            "WHERE precision_sum IS NULL)"
+    if con.execute(f"SELECT count(*) FROM relevant_row WHERE {stale}").fetchone()[0]:
+        for table in TABLES:
+            digests.touch(con, table, stale)
+        con.execute(f"DELETE FROM relevant_pair WHERE {stale}")
+        con.execute(f"DELETE FROM relevant_row WHERE {stale}")
     for (qrels_id, run_ids) in con.execute("""
             SELECT qrels_id, list(run_id ORDER BY run_id) FROM judged_pair
             WHERE (qrels_id, run_id) NOT IN (SELECT (qrels_id, run_id) FROM relevant_pair)

@@ -4,6 +4,25 @@
 -- DuckDB's threads or plan; README "Bit-reproducible scores").
 -- source: trec_eval m_map.c, m_map_cut.c, m_gm_map.c, m_infap.c, m_recip_rank.c, m_binG.c; Sakai, PROMISE 2014, eq 9-10
 
+-- block: ev_precision_sums
+-- Per evaluated list, AP's numerator: the sum of C(r)/r over its relevant documents at ranks
+-- <= cutoff (NULL: all), added in rank order as trec_eval adds them. A list whose relevant rows
+-- carry AP's running sum (ev_relevant.precision_sum: stored at ingestion by the same additions
+-- in the same order, sql/context.sql ev_make_relevant_rows) reads it at its last relevant
+-- document within the cutoff: the same bits, no sort (100-run campaign bench: 0.01 s instead
+-- of 0.06). Every other list adds its terms by an ordered aggregate. A list's rows are all of
+-- one kind (ev_relevant reads a run's from relevant_row or counts them all).
+CREATE OR REPLACE MACRO ev_precision_sums(cutoff) AS TABLE
+SELECT run_id, topic, arg_max(precision_sum, rank) AS s
+FROM ev_relevant
+WHERE precision_sum IS NOT NULL AND (cutoff IS NULL OR rank <= cutoff)
+GROUP BY run_id, topic
+UNION ALL
+SELECT run_id, topic, sum(rel_so_far / rank ORDER BY rank) AS s
+FROM ev_relevant
+WHERE precision_sum IS NULL AND (cutoff IS NULL OR rank <= cutoff)
+GROUP BY run_id, topic;
+
 -- measure: map
 -- dialect: trec_eval
 -- aliases: ir_measures AP; ranx map
@@ -15,8 +34,7 @@ CREATE OR REPLACE MACRO m_map() AS TABLE
 SELECT b.run_id, b.topic,
        CASE WHEN b.num_rel > 0 THEN coalesce(x.s, 0) / b.num_rel ELSE 0 END AS value
 FROM ev_base() b
-LEFT JOIN (SELECT run_id, topic, sum(rel_so_far / rank ORDER BY rank) AS s FROM ev_relevant
-           GROUP BY run_id, topic) x ON x.run_id = b.run_id AND x.topic = b.topic;
+LEFT JOIN ev_precision_sums(NULL) x ON x.run_id = b.run_id AND x.topic = b.topic;
 
 -- measure: map_cut
 -- dialect: trec_eval
@@ -30,9 +48,7 @@ CREATE OR REPLACE MACRO m_map_cut(cutoff) AS TABLE
 SELECT b.run_id, b.topic,
        CASE WHEN b.num_rel > 0 THEN coalesce(x.s, 0) / b.num_rel ELSE 0 END AS value
 FROM ev_base() b
-LEFT JOIN (SELECT run_id, topic, sum(rel_so_far / rank ORDER BY rank) AS s FROM ev_relevant
-           WHERE rank <= cutoff GROUP BY run_id, topic) x
-       ON x.run_id = b.run_id AND x.topic = b.topic;
+LEFT JOIN ev_precision_sums(cutoff) x ON x.run_id = b.run_id AND x.topic = b.topic;
 
 -- measure: gm_map
 -- dialect: trec_eval

@@ -39,7 +39,8 @@ FROM (
 CREATE OR REPLACE MACRO ev_make_relevant(relevance_level, judged_only, sort_order,
                                          trec_eval_version, max_docs) AS TABLE
 SELECT run_id, topic, rank, rel,
-       row_number() OVER (PARTITION BY run_id, topic ORDER BY rank) AS rel_so_far
+       row_number() OVER (PARTITION BY run_id, topic ORDER BY rank) AS rel_so_far,
+       CAST(NULL AS DOUBLE) AS precision_sum
 FROM ev_ranked
 WHERE is_rel;
 

@@ -173,11 +173,16 @@ def _stored_rows(path):
     con = duckdb.connect(str(path), read_only=True)
     try:
         stored = con.execute("SELECT * FROM relevant_row ORDER BY ALL").fetchall()
-        # rebuilt from judged_row by hand: the relevant rows of each list, numbered by rank
-        rebuilt = con.execute("""
-            SELECT qrels_id, run_id, topic, score_rank, rel,
-                   count(*) OVER (PARTITION BY qrels_id, run_id, topic ORDER BY score_rank)
-            FROM judged_row WHERE rel >= 1 ORDER BY ALL""").fetchall()
+        # rebuilt from judged_row by hand: the relevant rows of each list, numbered by rank,
+        # with AP's running sum added in rank order (Python floats: IEEE doubles)
+        rebuilt, sums = [], {}
+        for row in con.execute("""
+                SELECT qrels_id, run_id, topic, score_rank, rel,
+                       count(*) OVER (PARTITION BY qrels_id, run_id, topic ORDER BY score_rank)
+                FROM judged_row WHERE rel >= 1 ORDER BY ALL""").fetchall():
+            key = row[:3]
+            sums[key] = sums.get(key, 0.0) + row[5] / row[3]
+            rebuilt.append((*row, sums[key]))
         pairs = con.execute("SELECT * FROM relevant_pair ORDER BY ALL").fetchall()
         judged = con.execute("SELECT * FROM judged_pair ORDER BY ALL").fetchall()
         return stored, rebuilt, pairs, judged
