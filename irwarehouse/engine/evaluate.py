@@ -434,40 +434,40 @@ def _evaluate(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: int,
                 "value DOUBLE)")
     con.execute("CREATE OR REPLACE TEMP TABLE ev_run_topics (run_id INTEGER, topic VARCHAR, "
                 "in_run BOOLEAN)")
-    if len(groups) == 1:
-        relevant_rows.one_thread(con, groups[0][0], kernels, qrels_id, run_ids)
-    done = 0
-    gcompute_rows = None
-    for i, batch in enumerate(batches):
-        if prepare is not None:
-            prepare(i)
-        for group_opts, group, group_calls in groups:
-            group_blocks = blocks and diversity.needed(group)
-            names = [r.mdef.kernel for r in group] + (["ev_ntd_gcompute"] if group_blocks
-                                                      else [])
-            build_context(con, batch, qrels_id, group_opts, relations_read(names),
-                          _alphas(group), file_order=file_order,
-                          kept=RUN_FREE if i and len(groups) == 1 else (), kernels=names,
-                          gain_maps=gain_maps(group))
-            done += 1
-            report(done, total)
-            # A few macros per statement: planning one UNION ALL of many macros grows faster
-            # than linearly (52 NTCIREVAL macros: seconds in one statement, a fraction in
-            # small batches).
-            for j in range(0, len(group_calls), MACROS_PER_STATEMENT):
-                query, values = _macro_query(group_calls[j:j + MACROS_PER_STATEMENT])
-                con.execute(f"INSERT INTO ev_scores {query}", values)
+    # one DuckDB thread while a small evaluation reads stored relevant rows
+    with relevant_rows.one_thread(con, groups[0][0] if len(groups) == 1 else None, kernels,
+                                  qrels_id, run_ids):
+        done = 0
+        gcompute_rows = None
+        for i, batch in enumerate(batches):
+            if prepare is not None:
+                prepare(i)
+            for group_opts, group, group_calls in groups:
+                group_blocks = blocks and diversity.needed(group)
+                names = [r.mdef.kernel for r in group] + (["ev_ntd_gcompute"] if group_blocks
+                                                          else [])
+                build_context(con, batch, qrels_id, group_opts, relations_read(names),
+                              _alphas(group), file_order=file_order,
+                              kept=RUN_FREE if i and len(groups) == 1 else (), kernels=names,
+                              gain_maps=gain_maps(group))
                 done += 1
                 report(done, total)
-            # the run values and gcompute blocks of this group, while its context stands
-            con.execute(context_section("summary"), {"complete": group_opts.complete,
-                                                     "measures": [r.name for r in group]})
-            if group_blocks and gcompute_rows is None:
-                gcompute_rows = diversity.gcompute_blocks(con, group)
-        # the evaluated lists of the last group's context (whether each was in the run)
-        con.execute("INSERT INTO ev_run_topics SELECT run_id, topic, in_run FROM ev_run_topic")
-    # TEMP tables again where views of relevant_row stood; the connection's threads back
-    relevant_rows.restore(con, threads=True)
+                # A few macros per statement: planning one UNION ALL of many macros grows faster
+                # than linearly (52 NTCIREVAL macros: seconds in one statement, a fraction in
+                # small batches).
+                for j in range(0, len(group_calls), MACROS_PER_STATEMENT):
+                    query, values = _macro_query(group_calls[j:j + MACROS_PER_STATEMENT])
+                    con.execute(f"INSERT INTO ev_scores {query}", values)
+                    done += 1
+                    report(done, total)
+                # the run values and gcompute blocks of this group, while its context stands
+                con.execute(context_section("summary"), {"complete": group_opts.complete,
+                                                         "measures": [r.name for r in group]})
+                if group_blocks and gcompute_rows is None:
+                    gcompute_rows = diversity.gcompute_blocks(con, group)
+            # the evaluated lists of the last group's context (whether each was in the run)
+            con.execute("INSERT INTO ev_run_topics SELECT run_id, topic, in_run FROM ev_run_topic")
+    relevant_rows.restore(con)      # TEMP tables again where views of relevant_row stood
     if len(batches) > 1:
         # ev_runs: every evaluated run again (store_scores replaces the values of these)
         con.execute("CREATE OR REPLACE TEMP TABLE ev_runs AS "

@@ -23,6 +23,8 @@ as before.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import duckdb
 
 from ..options import EvalOptions
@@ -68,16 +70,18 @@ def usable(con: duckdb.DuckDBPyConnection, opts: EvalOptions, kernels, plan: str
 ONE_THREAD_BELOW_ROWS = 2_000_000
 
 
-def one_thread(con: duckdb.DuckDBPyConnection, opts: EvalOptions, kernels, qrels_id: int,
-               run_ids) -> None:
-    """Before an evaluation (engine.evaluate): one DuckDB thread when it will read its
-    rankings from relevant_row (usable's conditions, for every run) and they are small
-    (ONE_THREAD_BELOW_ROWS); restore(con, threads=True) gives the connection its setting
-    back."""
+@contextmanager
+def one_thread(con: duckdb.DuckDBPyConnection, opts: EvalOptions | None, kernels, qrels_id: int,
+               run_ids):
+    """For the block of an evaluation (engine.evaluate) of one group of options `opts` (None:
+    several groups): one DuckDB thread when it reads its rankings from relevant_row (usable's
+    conditions, for every run) and they are small (ONE_THREAD_BELOW_ROWS); the connection's
+    own setting back when the block ends, by an error too."""
     threads = con.execute("SELECT current_setting('threads')").fetchone()[0]
-    if (threads <= 1 or opts.judged_only or opts.threshold != 1 or opts.order != "score"
-            or opts.version >= 10 or not kernels or not set(kernels) <= FAST_KERNELS
-            or _saved_threads(con) is not None):
+    if (opts is None or threads <= 1 or opts.judged_only or opts.threshold != 1
+            or opts.order != "score" or opts.version >= 10 or not kernels
+            or not set(kernels) <= FAST_KERNELS):
+        yield
         return
     unstored, rows = con.execute("""
         SELECT (SELECT count(*) FROM unnest($runs::INTEGER[]) r(run_id)
@@ -85,18 +89,15 @@ def one_thread(con: duckdb.DuckDBPyConnection, opts: EvalOptions, kernels, qrels
                    OR run_id NOT IN (SELECT run_id FROM judged_pair WHERE qrels_id = $q)),
                (SELECT count(*) FROM relevant_row
                 WHERE qrels_id = $q AND list_contains($runs::INTEGER[], run_id))""",
-                                   {"runs": list(run_ids), "q": int(qrels_id)}).fetchone()
-    if not unstored and rows < ONE_THREAD_BELOW_ROWS:
-        con.execute("CREATE OR REPLACE TEMP TABLE ev_saved_threads AS SELECT ? AS threads",
-                    [threads])
-        con.execute("SET threads = 1")
-
-
-def _saved_threads(con: duckdb.DuckDBPyConnection) -> int | None:
-    if not con.execute("SELECT count(*) FROM duckdb_tables() WHERE temporary "
-                       "AND table_name = 'ev_saved_threads'").fetchone()[0]:
-        return None
-    return con.execute("SELECT threads FROM ev_saved_threads").fetchone()[0]
+                                 {"runs": list(run_ids), "q": int(qrels_id)}).fetchone()
+    if unstored or rows >= ONE_THREAD_BELOW_ROWS:
+        yield
+        return
+    con.execute("SET threads = 1")
+    try:
+        yield
+    finally:
+        con.execute(f"SET threads = {int(threads)}")
 
 
 def build(con: duckdb.DuckDBPyConnection, opts: EvalOptions, qrels_id: int) -> None:
@@ -109,15 +110,9 @@ def build(con: duckdb.DuckDBPyConnection, opts: EvalOptions, qrels_id: int) -> N
         con.execute(sql.format(qrels_id=qrels_id, max_docs=max_docs))
 
 
-def restore(con: duckdb.DuckDBPyConnection, *, threads: bool = False) -> None:
+def restore(con: duckdb.DuckDBPyConnection) -> None:
     """The views gone and empty TEMP tables of those names back (their shapes: context.sql),
-    so that the general path can CREATE OR REPLACE them; nothing when no view is there.
-    `threads` (the end of an evaluation): the connection's threads as before one_thread."""
-    if threads:
-        saved = _saved_threads(con)
-        if saved is not None:
-            con.execute(f"SET threads = {int(saved)}")
-            con.execute("DROP TABLE ev_saved_threads")
+    so that the general path can CREATE OR REPLACE them; nothing when no view is there."""
     views = [n for (n,) in con.execute(
         "SELECT view_name FROM duckdb_views() WHERE temporary AND list_contains(?, view_name)",
         [list(VIEWS)]).fetchall()]

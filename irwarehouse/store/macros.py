@@ -170,9 +170,11 @@ def context_ctes(relations, params: list[tuple[str, str, str]], resolved: set[st
 # and running count), which relevant_row stores per (qrels, run) pair at ingestion
 # (engine/relevant_rows.py lists why each qualifies).
 RELEVANT_ROW_KERNELS = FAST_KERNELS
-# what those kernels' context must be for the stored rows to stand in for it
+# what those kernels' context must be for the stored rows to stand in for it (ev_lists reads
+# ev_run_topic and ev_topic only)
 _RELEVANT_ROW_CONTEXT = frozenset({"ev_scope", "ev_runs", "ev_judgment", "ev_topic",
-                                   "ev_full_ranked", "ev_ranked", "ev_relevant", "ev_run_topic"})
+                                   "ev_full_ranked", "ev_ranked", "ev_relevant", "ev_run_topic",
+                                   "ev_lists"})
 
 
 def _stored_rows(ctes: list[str], resolved: set[str], types: dict) -> list[str]:
