@@ -39,8 +39,8 @@ def command(checkout: Path | None, measures: list[str], qrels: Path, run: Path) 
         script = Path(PY).with_name("irw")
         start = [str(script)] if script.exists() else [PY, "-m", "irwarehouse.cli"]
     else:
-        start = [PY, "-c", f"import sys; sys.path.insert(0, {str(checkout)!r}); "
-                 "sys.argv[0] = 'irw'; from irwarehouse.cli import main; main()"]
+        start = [PY, "-c", (f"import sys; sys.path.insert(0, {str(checkout)!r}); "
+                            "sys.argv[0] = 'irw'; from irwarehouse.cli import main; main()")]
     return [*start, "eval", *measures, str(qrels), str(run)]
 
 

@@ -393,7 +393,7 @@ def evaluate(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: int,
 
 
 def _evaluate(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: int,
-              requests: list[MeasureRequest], opts: EvalOptions = EvalOptions(),
+              requests: list[MeasureRequest], opts: EvalOptions,
               progress=None, gcompute: bool = False, *, batches: list[list[int]] | None = None,
               prepare=None, file_order: bool = False) -> EvalResult:
     """`progress(done, total)`, when given, is called after the ranking and after each batch

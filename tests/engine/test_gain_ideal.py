@@ -170,9 +170,8 @@ def test_join_filters_off_restores_the_setting():
         assert con.execute(setting).fetchone()[0] == "join_filter_pushdown"
     assert con.execute(setting).fetchone()[0] == ""
     con.execute("SET disabled_optimizers = 'top_n'")
-    with pytest.raises(ZeroDivisionError):
-        with join_filters_off(con):
-            assert set(con.execute(setting).fetchone()[0].split(",")) == {
-                "top_n", "join_filter_pushdown"}
-            raise ZeroDivisionError
+    with pytest.raises(ZeroDivisionError), join_filters_off(con):
+        assert set(con.execute(setting).fetchone()[0].split(",")) == {
+            "top_n", "join_filter_pushdown"}
+        raise ZeroDivisionError
     assert con.execute(setting).fetchone()[0] == "top_n"
