@@ -13,7 +13,7 @@ from ..errors import MeasureError
 from ..measures import MeasureRequest
 from ..options import EvalOptions
 from ..sqlfiles import builder, context_relations, context_section, relations_read
-from ..store.connection import install_macros
+from ..store.connection import configuration_locked, install_macros
 from . import diversity, relevant_rows
 
 if TYPE_CHECKING:
@@ -369,7 +369,10 @@ def join_filters_off(con: duckdb.DuckDBPyConnection):
     and ev_topic: 1.2 ms with it, 0.5 without, DuckDB 2.0.1), and the metric macros are mostly
     small joins of the context relations: all_trec's scores 0.21 -> 0.15 s CPU on one TREC run
     (bench/README.md, target 2). It only drops probe rows that have no match, so every value is
-    the same."""
+    the same. A connection whose settings are locked (`irw serve`'s) keeps its own."""
+    if configuration_locked(con):
+        yield
+        return
     before = con.execute("SELECT current_setting('disabled_optimizers')").fetchone()[0]
     names = [n.strip() for n in before.split(",") if n.strip()]
     con.execute("SET disabled_optimizers = ?",

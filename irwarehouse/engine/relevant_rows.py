@@ -28,9 +28,9 @@ from contextlib import contextmanager
 import duckdb
 
 from ..options import EvalOptions
+from ..store.connection import configuration_locked
+from ..store.relevant import FAST_KERNELS
 
-FAST_KERNELS = frozenset({"m_map", "m_map_cut", "m_P", "m_recall", "m_recip_rank",
-                          "m_ndcg_cut"})
 # the relations this module replaces by views (every other one is built as before)
 VIEWS = ("ev_ranked", "ev_relevant")
 
@@ -76,9 +76,10 @@ def one_thread(con: duckdb.DuckDBPyConnection, opts: EvalOptions | None, kernels
     """For the block of an evaluation (engine.evaluate) of one group of options `opts` (None:
     several groups): one DuckDB thread when it reads its rankings from relevant_row (usable's
     conditions, for every run) and they are small (ONE_THREAD_BELOW_ROWS); the connection's
-    own setting back when the block ends, by an error too."""
+    own setting back when the block ends, by an error too. A connection whose settings are
+    locked (`irw serve`'s) keeps its own."""
     threads = con.execute("SELECT current_setting('threads')").fetchone()[0]
-    if (opts is None or threads <= 1 or opts.judged_only or opts.threshold != 1
+    if (opts is None or threads <= 1 or configuration_locked(con) or opts.judged_only or opts.threshold != 1
             or opts.order != "score" or opts.version >= 10 or not kernels
             or not set(kernels) <= FAST_KERNELS):
         yield

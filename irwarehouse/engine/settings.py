@@ -19,9 +19,13 @@ def load_profile(con, campaign: str) -> EvalSettings:
     """The campaign's profile (empty settings when none is set, the campaign is unknown, or a
     warehouse older than profiles is read read-only), each field marked as coming from the
     profile."""
-    # duckdb_tables(), not information_schema.tables (a view over every catalog entry: 6 ms)
-    if not con.execute("SELECT count(*) FROM duckdb_tables() "
-                       "WHERE table_name = 'campaign_profile'").fetchall()[0][0]:
+    # a table of a warehouse, or a view (an export's tables are views over its Parquet files:
+    # spark.export.exported_profile); duckdb_tables() then duckdb_views(), not
+    # information_schema.tables (a view over every catalog entry: 6 ms)
+    if not (con.execute("SELECT count(*) FROM duckdb_tables() "
+                        "WHERE table_name = 'campaign_profile'").fetchone()[0]
+            or con.execute("SELECT count(*) FROM duckdb_views() "
+                           "WHERE view_name = 'campaign_profile'").fetchone()[0]):
         return EvalSettings()
     row = con.execute(f"""
         SELECT q.name, {', '.join('p.' + c for c in _COLUMNS)}

@@ -325,6 +325,12 @@ def recorded_digest(con: duckdb.DuckDBPyConnection) -> str | None:
 ONE_THREAD_BELOW_BYTES = 32 * 2**20
 
 
+def configuration_locked(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether the connection's settings are locked (analyst.query's guarded connections, e.g.
+    `irw serve`'s): an evaluation then runs with them as they are."""
+    return bool(con.execute("SELECT current_setting('lock_configuration')").fetchone()[0])
+
+
 def fit_threads(con: duckdb.DuckDBPyConnection, paths) -> None:
     """One thread for a private warehouse whose input files are small (ONE_THREAD_BELOW_BYTES);
     DuckDB's default (every core) otherwise, or when a path is not a readable file (an

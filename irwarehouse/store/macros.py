@@ -26,12 +26,12 @@ user input reaches it (the parameters are the call's).
 
 from __future__ import annotations
 
-from ..engine.relevant_rows import FAST_KERNELS
 from ..errors import SqlAssetError
 from ..measures.catalog import MeasureDef, ParamDef
 from ..measures.portability import measure_portability
 from ..options import SQL_OPTIONS
 from ..sqlfiles import builder
+from .relevant import FAST_KERNELS
 
 # The evaluation options of every metric macro: (name, SQL type, default); NULL: the profile's
 # value, else the option's default (resolved in the macro's ev_call).

@@ -10,6 +10,10 @@ from . import digests
 
 # the tables written here, and deleted with the run or qrels they hang on (--replace, irw rm)
 TABLES = ("relevant_row", "relevant_pair")
+# the kernels that read nothing of a ranking but its relevant documents, which these tables
+# hold (engine/relevant_rows.py says why each qualifies; store/macros.py reads them too)
+FAST_KERNELS = frozenset({"m_map", "m_map_cut", "m_P", "m_recall", "m_recip_rank",
+                          "m_ndcg_cut"})
 
 
 def store_relevant_rows(con: duckdb.DuckDBPyConnection, qrels_ids: list[int],
