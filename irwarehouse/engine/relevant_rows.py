@@ -48,13 +48,18 @@ WHERE qrels_id = {qrels_id} AND run_id IN (SELECT run_id FROM ev_runs)
   AND ({max_docs} IS NULL OR score_rank <= {max_docs})"""
 
 
+def _fits(opts: EvalOptions, kernels) -> bool:
+    """The options and kernels relevant_row's rows stand in for: -l 1, no -J, FAST_KERNELS."""
+    return (not opts.judged_only and opts.threshold == 1 and bool(kernels)
+            and set(kernels) <= FAST_KERNELS)
+
+
 def usable(con: duckdb.DuckDBPyConnection, opts: EvalOptions, kernels, plan: str | None,
            qrels_id: int) -> bool:
     """Whether this evaluation's ev_ranked and ev_relevant can be relevant_row's: the stored
     plan (trec_eval 9's score order, every run's judged rows stored), -l 1, no -J, only
     FAST_KERNELS, and every evaluated run's relevant rows stored for the qrels (ev_runs)."""
-    if (plan != "stored" or opts.judged_only or opts.threshold != 1 or not kernels
-            or not set(kernels) <= FAST_KERNELS):
+    if plan != "stored" or not _fits(opts, kernels):
         return False
     missing = con.execute("""
         SELECT count(*) FROM ev_runs
@@ -79,9 +84,8 @@ def one_thread(con: duckdb.DuckDBPyConnection, opts: EvalOptions | None, kernels
     own setting back when the block ends, by an error too. A connection whose settings are
     locked (`irw serve`'s) keeps its own."""
     threads = con.execute("SELECT current_setting('threads')").fetchone()[0]
-    if (opts is None or threads <= 1 or configuration_locked(con) or opts.judged_only or opts.threshold != 1
-            or opts.order != "score" or opts.version >= 10 or not kernels
-            or not set(kernels) <= FAST_KERNELS):
+    if (opts is None or threads <= 1 or configuration_locked(con) or opts.order != "score"
+            or opts.version >= 10 or not _fits(opts, kernels)):
         yield
         return
     unstored, rows = con.execute("""
