@@ -14,7 +14,9 @@ class BuildWithSql(build_py):
         target = Path(self.build_lib) / "irwarehouse" / "_sql"
         if target.exists():
             shutil.rmtree(target)
-        shutil.copytree(Path(__file__).parent / "sql", target)
+        # (not the parse cache a checkout keeps: parsecache.py; a wheel's own is written there)
+        shutil.copytree(Path(__file__).parent / "sql", target,
+                        ignore=shutil.ignore_patterns("__pycache__"))
 
 
 setup(cmdclass={"build_py": BuildWithSql})

@@ -180,9 +180,15 @@ def _parameter_list(stmt: str, open_at: int) -> tuple[tuple[str, ...], int]:
 @lru_cache(maxsize=1)
 def all_macros() -> dict[str, MacroDef]:
     """Every macro of sql/context.sql and sql/metrics/*.sql by name; a name defined twice is an
-    error."""
+    error. Parsed once for every process while the files stay the same (parsecache)."""
+    from .parsecache import cached
+    files = [sql_dir() / "context.sql", *metric_files()]
+    return cached("macros", sql_dir(), files, lambda: _all_macros(files))
+
+
+def _all_macros(files: list[Path]) -> dict[str, MacroDef]:
     out: dict[str, MacroDef] = {}
-    for path in [sql_dir() / "context.sql", *metric_files()]:
+    for path in files:
         for mdef in macros_in(path):
             if mdef.name.lower() in {n.lower() for n in out}:
                 raise SqlAssetError(f"macro {mdef.name!r} is defined twice ({path.name})")

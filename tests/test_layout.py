@@ -14,7 +14,9 @@ PACKAGE = REPO / "irwarehouse"
 FORBIDDEN = {
     "errors": {"*"},
     "failures": {"*"} - {"errors"},
-    "sqlfiles": {"*"} - {"errors"},
+    "sqlfiles": {"*", "parsecache"},
+    # what sqlfiles and the measure catalog parse, kept between processes: a leaf
+    "parsecache": {"*"},
     # the evaluation options, declared once (issue 29): read by every layer above
     "options": {"formats", "store", "engine", "spark", "stats", "writers", "analyst", "request",
                 "meta", "online", "texts", "report", "api", "cli", "failures"},

@@ -13,7 +13,7 @@ from ..errors import MeasureError
 from ..measures import MeasureRequest
 from ..options import EvalOptions
 from ..sqlfiles import builder, context_relations, context_section, relations_read
-from ..store.connection import configuration_locked, install_macros
+from ..store.connection import configuration_locked, install_macros, need_macros
 from . import diversity, relevant_rows
 
 if TYPE_CHECKING:
@@ -216,6 +216,14 @@ def build_context(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: 
     return plan
 
 
+# The macros of each ranking plan (sql/context.sql), created when it is chosen on a private
+# warehouse that creates its macros as they are needed (store.connection.need_macros)
+PLAN_MACROS = {"file": ["ev_make_full_ranked_file"],
+               "stored": ["ev_make_full_ranked_stored", "ev_make_ranked_stored"],
+               "window": ["ev_make_sorted", "ev_make_full_ranked_sorted"],
+               "counting": ["ev_make_full_ranked_counting"]}
+
+
 def _rank(con: duckdb.DuckDBPyConnection, opts: EvalOptions, values: dict,
           file_order: bool = False) -> str:
     """ev_full_ranked by the cheapest plan (choose_plan); densely judged files staged in their
@@ -226,6 +234,7 @@ def _rank(con: duckdb.DuckDBPyConnection, opts: EvalOptions, values: dict,
     plan = choose_plan(con, opts)
     if file_order and plan == "window":
         plan = "file"
+    need_macros(con, PLAN_MACROS[plan])
     args = {**values, "float32_scores": opts.version < 10}
     if plan == "file":
         _materialise(con, "ev_full_ranked", "ev_make_full_ranked_file",

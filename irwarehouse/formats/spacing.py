@@ -15,16 +15,24 @@ The split is the same as the regex path's `\\s+` (RE2's \\s: space, tab, CR, LF,
 it): a file with a form feed, a vertical tab or a carriage return inside a line is left to the
 regex path (None), as the single-space test (trec.file_facts) always did. Larger files keep the
 old rule: the file itself when single-spaced, else the regex path, which is parallel and streams.
+
+Files whose fields are separated by tabs alone (no space, form feed or vertical tab anywhere:
+TREC 2003 Robust's runs) are read as they are with DuckDB's single-tab split, when every file
+of the read is such a file: the same split, without the copy (its byte counts, replace and write
+cost 0.014 s CPU of a 5 MB run). A run of tabs or a tab at an end of a line makes an empty field
+there too, and DuckDB's checks send the file to the regex path as for spaces.
 """
 
 from __future__ import annotations
 
 import gzip
+import mmap
 import os
 import tempfile
 from collections.abc import Callable
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TypeVar
 
 import duckdb
 
@@ -33,6 +41,7 @@ from .lines import LINE_LIMIT, duckdb_compression
 # (irwarehouse.formats.trec calls this module; it passes its single-space test of a large file,
 # trec.file_facts, as `plain`, so that the two modules do not import each other.)
 Plain = Callable[[Path], bool]
+T = TypeVar("T")
 
 # Files up to this size (bytes, uncompressed) are read into memory and normalised when needed;
 # 64 MB is about 1.5M run lines, far above a TREC-size run (100 topics x 1,000 documents: 4 MB).
@@ -70,8 +79,9 @@ def _source(path: Path, made: list[Path], n_fields: int, plain: Plain,
     """What DuckDB's single-space split may read for `path`: the file itself, a single-spaced
     copy (appended to `made`), or None (the regex path). `plain`: whether a file has no tab
     (nor FF, VT, lone CR), a memchr scan. Unless `thorough`, such a file is read as it is (its
-    runs of spaces, if any, give empty fields that send it to the regex path, as before): the
-    byte counts of single_spaced cost 5 ms a 4 MB file, 0.3 s over a 100-file campaign."""
+    runs of spaces, if any, give empty fields that DuckDB refuses: read_spaced then reads it
+    again thoroughly): the byte counts of single_spaced cost 5 ms a 4 MB file, 0.3 s over a
+    100-file campaign."""
     if path.stat().st_size > SMALL_FILE:
         return path if plain(path) else None
     if not thorough and plain(path):
@@ -94,19 +104,48 @@ def _source(path: Path, made: list[Path], n_fields: int, plain: Plain,
     return Path(name)
 
 
+class Sources(list):
+    """The files DuckDB reads in place of the given ones, in their order, and the one byte that
+    separates their fields (`delimiter`: ' ', or '\t' when every file is tab-separated)."""
+    delimiter = " "
+
+
+def _tab_separated(path: Path) -> bool:
+    """Whether an uncompressed file separates its fields by tabs alone: it has a tab, and no
+    space, form feed or vertical tab (memchr scans of the mapped file; the caller's byte scan,
+    trec.file_facts, has refused lone carriage returns and control characters already)."""
+    with open(path, "rb") as f:
+        if f.read(2) == b"\x1f\x8b" or os.fstat(f.fileno()).st_size == 0:
+            return False
+        with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
+            return m.find(b"\t") >= 0 and all(m.find(c) < 0 for c in (b" ", b"\x0b", b"\x0c"))
+
+
 @contextmanager
-def spaced_sources(paths, plain: Plain, n_fields: int = 6):
-    """For each path, the file DuckDB's single-space split may read instead (the file itself or
-    a single-spaced temporary copy, removed on exit); None when any file needs the regex path.
-    Unreadable files give None too: the caller's own path then reports them. One file is
-    checked thoroughly (_source)."""
+def spaced_sources(paths, plain: Plain, n_fields: int = 6, *, thorough: bool = False):
+    """For each path, the file DuckDB's split may read instead (the file itself or a
+    single-spaced temporary copy, removed on exit), as Sources; None when any file needs the
+    regex path. Unreadable files give None too: the caller's own path then reports them. Files
+    that are all tab-separated are read as they are, split on the tab; `thorough`: files
+    without a tab are checked for runs of spaces too, and tab-separated ones re-spaced
+    (_source; read_spaced's second read)."""
     paths = list(paths)
     made: list[Path] = []
     try:
-        sources = []
+        try:
+            tabbed = not thorough and all(not plain(Path(p)) and _tab_separated(Path(p))
+                                          for p in paths)
+        except (OSError, EOFError, ValueError):
+            tabbed = False
+        if tabbed and paths:
+            sources = Sources(Path(p) for p in paths)
+            sources.delimiter = "\t"
+            yield sources
+            return
+        sources = Sources()
         for path in paths:
             try:
-                src = _source(Path(path), made, n_fields, plain, thorough=len(paths) == 1)
+                src = _source(Path(path), made, n_fields, plain, thorough=thorough)
             except (OSError, EOFError, ValueError):      # the caller names the problem
                 src = None
             if src is None:
@@ -117,6 +156,26 @@ def spaced_sources(paths, plain: Plain, n_fields: int = 6):
     finally:
         for name in made:
             name.unlink(missing_ok=True)
+
+
+def read_spaced(paths, plain: Plain, read: Callable[[Sources], T | None],
+                n_fields: int = 6) -> T | None:
+    """`read(sources)` over spaced_sources(paths); None when DuckDB's split refuses them (read
+    returns None: an empty field, another field count, a comment line) and the regex path must
+    read them. Files read as they are the first time (single-spaced or tab-separated) and
+    refused are read once more from their single-spaced copies (`thorough`), when they have
+    any runs of spaces or tabs to make single: the byte counts that find those cost 10 ms for
+    a 5 MB run, so the first read goes without them."""
+    paths = [Path(p) for p in paths]
+    with spaced_sources(paths, plain, n_fields) as sources:
+        got = None if sources is None else read(sources)
+        as_is = sources is not None and list(sources) == paths
+    if got is not None or not as_is:
+        return got
+    with spaced_sources(paths, plain, n_fields, thorough=True) as sources:
+        if sources is None or list(sources) == paths:          # nothing to make single
+            return None
+        return read(sources)
 
 
 def stage_fields(con: duckdb.DuckDBPyConnection, path: Path, table: str, n_fields: int,
@@ -136,22 +195,22 @@ def stage_fields(con: duckdb.DuckDBPyConnection, path: Path, table: str, n_field
         return f"c{i - 1}"
     odd = " OR ".join([*(f"{field(i)} IS NULL" for i in range(1, n_fields + 1)),
                        f"starts_with({field(1)}, '#')", f"starts_with({field(1)}, '<SYSDESC>')"])
-    with spaced_sources([path], plain, n_fields) as sources:
-        if sources is None:
-            return False
+
+    def read(sources: Sources) -> bool | None:
         try:
             con.execute(f"""
                 CREATE OR REPLACE TEMP TABLE {table} AS
                 SELECT {select(field, str(n_fields))}, {odd} AS odd_line
-                FROM read_csv($path, columns = {{{columns}}}, delim = ' ', quote = '',
+                FROM read_csv($path, columns = {{{columns}}}, delim = $delim, quote = '',
                               escape = '', header = false, auto_detect = false,
                               strict_mode = true, null_padding = false, all_varchar = true,
                               compression = '{duckdb_compression(sources[:1])}',
                               max_line_size = {LINE_LIMIT + 1})""",
-                        {**params, "path": str(sources[0])})
+                        {**params, "path": str(sources[0]), "delim": sources.delimiter})
         except (duckdb.InvalidInputException, duckdb.ConversionException):
-            return False
-    if con.execute(f"SELECT bool_or(odd_line) FROM {table}").fetchone()[0]:
-        con.execute(f"DROP TABLE {table}")
-        return False
-    return True
+            return None
+        if con.execute(f"SELECT bool_or(odd_line) FROM {table}").fetchone()[0]:
+            con.execute(f"DROP TABLE {table}")
+            return None
+        return True
+    return bool(read_spaced([path], plain, read, n_fields))

@@ -355,8 +355,9 @@ _BAD_REGEX_ROW = "nf < 6 OR score IS NULL OR NOT isfinite(score) OR rank IS NULL
 
 
 def _stage_fast(con: duckdb.DuckDBPyConnection, paths: list[str], table: str, *,
-                keep_tag: bool, temp: bool = True) -> list[tuple]:
-    """Read single-spaced run files (file_facts) with one parallel CSV read into `table`
+                keep_tag: bool, temp: bool = True, delimiter: str = " ") -> list[tuple]:
+    """Read single-spaced run files (file_facts), or tab-separated ones (`delimiter`: see
+    spacing.Sources), with one parallel CSV read into `table`
     (fi, topic, doc, score, rank, gap, key_hash[, tag]), gap = the line has an empty field,
     key_hash = hash(fi, topic, doc) for the duplicate check, fi = 1 + index of the file in
     `paths`, the rowid being the file order. Returns per file (fi, rows, bad rows, tag of the
@@ -374,15 +375,16 @@ def _stage_fast(con: duckdb.DuckDBPyConnection, paths: list[str], table: str, *,
         SELECT fi, topic, doc, score, {_integral('rank_number')} AS rank, gap,
                hash(fi, topic, doc) AS key_hash{', tag' if keep_tag else ''}
         FROM (SELECT CAST(r.file_index + 1 AS INTEGER) AS fi, r.topic, r.doc, r.tag,
-                     -- an empty field: two spaces in a row, or a space that starts a line
+                     -- an empty field: two separators in a row, or one that starts a line
                      r.topic IS NULL OR r.q0 IS NULL OR r.doc IS NULL OR r.tag IS NULL AS gap,
                      {_token_number('r.score')} AS score,
                      {_token_number('r.rank')} AS rank_number
-              FROM read_csv($paths, columns = {_RUN_COLUMNS}, delim = ' ', quote = '',
+              FROM read_csv($paths, columns = {_RUN_COLUMNS}, delim = $delim, quote = '',
                             escape = '', header = false, auto_detect = false,
                             strict_mode = true, null_padding = false, all_varchar = true,
                             compression = '{duckdb_compression(paths)}',
-                            max_line_size = {LINE_LIMIT + 1}) r)""", {"paths": paths})
+                            max_line_size = {LINE_LIMIT + 1}) r)""",
+                {"paths": paths, "delim": delimiter})
     return con.execute(f"""
         SELECT fi, count(*), count(*) FILTER (WHERE {_BAD_FAST_ROW}),
                {'arg_max(tag, rowid)' if keep_tag else 'NULL'}
@@ -409,27 +411,34 @@ SMALL_TABLE_NUMPY = 100_000
 def _has_duplicate_keys(con: duckdb.DuckDBPyConnection, table: str, key: str,
                         hashed: str, small_table: int = SMALL_TABLE) -> bool:
     """Whether `table` holds a `key` (e.g. fi, topic, doc) twice; `hashed` is its 64-bit hash
-    (a stored column or an expression). The hashes are compared first, and the keys only when
-    a hash repeats (a duplicate, or a collision): grouping the hashes in DuckDB costs a third of
-    grouping the keys (1.7 ms instead of 5.5 for a 100,000-line run), and sorting them in numpy
-    is several times cheaper than DuckDB's count(DISTINCT ...) over 7M rows (0.15 s vs 0.5 s).
-    A table of fewer than `small_table` rows is grouped in DuckDB (importing numpy costs
-    0.1-0.25 s, more than the whole check), fewer than SMALL_TABLE_NUMPY when numpy is imported
-    already."""
+    (a stored column or an expression). The hashes are grouped first, and only the rows whose
+    hash repeats are grouped by their keys. A repeated hash is common without any duplicate:
+    DuckDB's string hash folds a string's 8-byte words together before mixing them, so TREC
+    docnos that differ in two places can collide (hash('FR941202-0-00043') =
+    hash('FR941205-0-00044'); 7 hashes repeat among a Robust 2003 run's 100,000 keys), and
+    grouping every key after any repeat cost more than grouping the keys at once (a 100,000-line
+    run: 3.5 ms instead of 9.3). A table of fewer than `small_table` rows is grouped in DuckDB
+    (importing numpy costs 0.1-0.25 s, more than the whole check), fewer than SMALL_TABLE_NUMPY
+    when numpy is imported already; larger ones have their hashes sorted in numpy, several
+    times cheaper than DuckDB's grouping over 7M rows (0.15 s vs 0.5 s)."""
     small = min(small_table, SMALL_TABLE_NUMPY) if "numpy" in sys.modules else small_table
     if con.execute(f"SELECT count(*) < {int(small)} FROM {table}").fetchone()[0]:
-        repeated = con.execute(f"""
-            SELECT EXISTS (SELECT 1 FROM {table} GROUP BY {hashed}
-                           HAVING count(*) > 1)""").fetchone()[0]
-    else:
-        hashes = con.execute(f"SELECT {hashed} AS h FROM {table}").fetchnumpy()["h"]
-        hashes.sort()
-        repeated = bool((hashes[1:] == hashes[:-1]).any())
-    if not repeated:
+        return con.execute(f"""
+            SELECT EXISTS (SELECT 1 FROM {table}
+                           WHERE {hashed} IN (SELECT {hashed} AS h FROM {table}
+                                              GROUP BY h HAVING count(*) > 1)
+                           GROUP BY {key} HAVING count(*) > 1)""").fetchone()[0]
+    import numpy as np
+    hashes = con.execute(f"SELECT {hashed} AS h FROM {table}").fetchnumpy()["h"]
+    hashes.sort()
+    repeated = np.unique(hashes[1:][hashes[1:] == hashes[:-1]])
+    if not len(repeated):
         return False
     return con.execute(f"""
-        SELECT EXISTS (SELECT 1 FROM {table} GROUP BY {key}
-                       HAVING count(*) > 1)""").fetchone()[0]
+        SELECT EXISTS (SELECT 1 FROM {table}
+                       WHERE {hashed} IN (SELECT unnest($repeated::UBIGINT[]))
+                       GROUP BY {key} HAVING count(*) > 1)""",
+                       {"repeated": repeated.tolist()}).fetchone()[0]
 
 
 def stage_run(con: duckdb.DuckDBPyConnection, path: Path, *, keep_first: bool = False) -> str:
@@ -443,20 +452,22 @@ def stage_run(con: duckdb.DuckDBPyConnection, path: Path, *, keep_first: bool = 
     if not facts.clean:             # a character or line end DuckDB would read otherwise
         raise locate_error(path, fmt)
     try:
-        stats = None
-        from .spacing import spaced_sources  # every spacing, as one space (spacing.py)
-        with spaced_sources([path], _plain) as sources:
-            if sources:
-                tag = _last_tag(sources[0])
-                try:
-                    stats = _stage_fast(con, [str(sources[0])], "stage_run",
-                                        keep_tag=tag is None)
-                except (duckdb.InvalidInputException, duckdb.ConversionException):
-                    stats = None
-        # A bad row of the fast path may be a comment line: the regex path decides.
+        from .spacing import read_spaced  # every spacing, as one space (spacing.py)
+
+        def read(sources) -> tuple | None:
+            """(the fast path's stats, the tail's tag), None when a row is bad: a bad row of
+            the fast path may be a comment line, and the regex path decides."""
+            tail_tag = _last_tag(sources[0])
+            try:
+                stats = _stage_fast(con, [str(sources[0])], "stage_run",
+                                    keep_tag=tail_tag is None, delimiter=sources.delimiter)
+            except (duckdb.InvalidInputException, duckdb.ConversionException):
+                return None
+            return (stats, tail_tag) if stats and not stats[0][2] else None
+        found = read_spaced([path], _plain, read)
         hashed = "key_hash"
-        if stats and not stats[0][2]:
-            ((_, n, bad, last_tag),) = stats
+        if found:
+            ((_, n, bad, last_tag),), tag = found
             tag = tag or last_tag
         else:
             hashed = "hash(topic, doc)"
@@ -545,23 +556,30 @@ def stage_runs_bulk(con: duckdb.DuckDBPyConnection, paths: list[Path], *, digest
         return None
     if not all(f.clean for f in facts):
         return None
-    from .spacing import spaced_sources  # every spacing, as one space (spacing.py)
-    with spaced_sources(paths, _plain) as sources:
-        if sources is None:
-            return None
+    from .spacing import read_spaced  # every spacing, as one space (spacing.py)
+
+    def read(sources) -> tuple | None:
+        """(the fast path's stats, the tails' tags) when every row is good; None otherwise."""
         tags = [_last_tag(p) for p in sources]
         keep_tag = any(t is None for t in tags)
         try:
             stats = _stage_fast(con, [str(p) for p in sources], "stage_runs", keep_tag=keep_tag,
-                                temp=temp)
-            clean = (len(stats) == len(paths) and not any(bad for _, _, bad, _ in stats)
-                     and not _has_duplicate_keys(con, "stage_runs", "fi, topic, doc",
-                                                 "key_hash", small_table))
+                                temp=temp, delimiter=sources.delimiter)
         except duckdb.Error:
-            clean = False
+            return None
+        if len(stats) != len(paths) or any(bad for _, _, bad, _ in stats):
+            return None
+        return stats, tags, keep_tag
+    found = read_spaced(paths, _plain, read)
+    try:
+        clean = found is not None and not _has_duplicate_keys(
+            con, "stage_runs", "fi, topic, doc", "key_hash", small_table)
+    except duckdb.Error:
+        clean = False
     if not clean:
         con.execute("DROP TABLE IF EXISTS stage_runs")
         return None
+    stats, tags, keep_tag = found
     found = [{"tag": tag if keep_tag else tags[fi - 1], "n": n, "sha256": facts[fi - 1].sha256}
              for fi, n, _, tag in stats]
     if any(len(f["tag"]) > TAG_LIMIT for f in found):

@@ -28,7 +28,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..errors import SqlAssetError
-from ..sqlfiles import macros_in, metric_files, parse_header, relations_read
+from ..sqlfiles import macros_in, metric_files, parse_header, relations_read, sql_dir
 
 SUMMARIES = ("mean", "gmean", "sum", "num_rel", "none")
 DIALECTS = ("trec_eval", "ndeval", "irw", "ir_measures", "ranx", "sakai2014", "ntcireval")
@@ -198,7 +198,14 @@ def measure_defs_in(path: Path) -> list[MeasureDef]:
 @lru_cache(maxsize=1)
 def registry() -> dict[str, MeasureDef]:
     """Every measure defined in sql/metrics, by canonical name; a name defined twice is an
-    error."""
+    error. Read once for every process while the SQL files stay the same (parsecache; a
+    measure's context relations come from sql/context.sql too)."""
+    from ..parsecache import cached
+    files = [sql_dir() / "context.sql", *metric_files()]
+    return cached("measures", sql_dir(), files, _registry)
+
+
+def _registry() -> dict[str, MeasureDef]:
     out: dict[str, MeasureDef] = {}
     for path in metric_files():
         for mdef in measure_defs_in(path):

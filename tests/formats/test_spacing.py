@@ -63,13 +63,82 @@ def test_sources_copy_only_what_needs_it(tmp_path):
         tabs = src[1]
         assert tabs.parent != tmp_path and tabs.read_bytes() == files["single"].read_bytes()
     with spacing.spaced_sources([files["double spaces"]], trec._plain) as src:
-        spaces = src[0]                                      # one file: checked thoroughly
+        assert src[0] == files["double spaces"]              # read as it is first
+    with spacing.spaced_sources([files["double spaces"]], trec._plain, thorough=True) as src:
+        spaces = src[0]                                      # read_spaced's second read
         assert spaces.parent != tmp_path
         assert spaces.read_bytes() == files["single"].read_bytes()
     assert not tabs.exists() and not spaces.exists()         # removed on exit
     (tmp_path / "vt").write_bytes(b"1 Q0 a 1 1 r\x0b\n")
     with spacing.spaced_sources([files["single"], tmp_path / "vt"], trec._plain) as src:
         assert src is None
+
+
+def test_tab_separated_files_are_read_in_place(tmp_path):
+    """Files whose fields are separated by tabs alone are split on the tab, with no copy; a
+    space anywhere (or a mix with a space-separated file) keeps the single-spaced copy."""
+    rows, _ = make_run(1)
+    tabs = tmp_path / "tabs"
+    tabs.write_bytes(layouts(rows)["tabs"])
+    other = tmp_path / "tabs2"
+    other.write_bytes(layouts(rows)["tabs"])
+    single = tmp_path / "single"
+    single.write_bytes(layouts(rows)["single"])
+    spaced_tag = tmp_path / "tag_with_space"
+    spaced_tag.write_bytes(layouts(rows)["tabs"].replace(b"\n", b" x\n", 1))
+    with spacing.spaced_sources([tabs, other], trec._plain) as src:
+        assert list(src) == [tabs, other] and src.delimiter == "\t"
+    for paths in ([tabs, single], [spaced_tag]):
+        with spacing.spaced_sources(paths, trec._plain) as src:
+            assert src.delimiter == " " and src[0] != tabs
+
+
+def test_read_spaced_reads_again_only_what_re_spacing_changes(tmp_path):
+    """read_spaced: a file read as it is and refused is read once more from its single-spaced
+    copy, and only when the copy differs; a refusal of the copy means the regex path (None)."""
+    rows, _ = make_run(1)
+    data = layouts(rows)
+    paths = {}
+    for name in ("single", "double spaces", "tabs", "comment with six fields"):
+        paths[name] = tmp_path / name.replace(" ", "_")
+        paths[name].write_bytes(data[name])
+
+    def reader(refuse_first: bool):
+        seen = []
+
+        def read(sources):
+            seen.append((list(sources), sources.delimiter))
+            return None if len(seen) == 1 and refuse_first else "read"
+        return seen, read
+    seen, read = reader(refuse_first=False)
+    assert spacing.read_spaced([paths["single"]], trec._plain, read) == "read"
+    assert seen == [([paths["single"]], " ")]
+    seen, read = reader(refuse_first=True)
+    assert spacing.read_spaced([paths["double spaces"]], trec._plain, read) == "read"
+    assert seen[0] == ([paths["double spaces"]], " ") and seen[1][0] != [paths["double spaces"]]
+    seen, read = reader(refuse_first=True)
+    assert spacing.read_spaced([paths["tabs"]], trec._plain, read) == "read"
+    assert seen[0] == ([paths["tabs"]], "\t") and seen[1][1] == " "
+    seen, read = reader(refuse_first=True)                # nothing to re-space: regex path
+    assert spacing.read_spaced([paths["comment with six fields"]], trec._plain, read) is None
+    assert len(seen) == 1
+
+
+@pytest.mark.parametrize("edit", [
+    lambda data: data.replace(b"\tQ0\t", b"\t\tQ0\t", 3),           # a run of tabs
+    lambda data: data.replace(b"\n", b"\t\n", 2),                    # a tab ending a line
+    lambda data: b"\t" + data,                                      # a tab starting one
+])
+def test_uneven_tabs_take_the_regex_split_with_the_same_values(tmp_path, edit):
+    """A tab-separated file with an empty field of the tab split (a run of tabs, a tab at an end
+    of a line) is read by the regex split, whose whitespace runs give the values of the
+    single-spaced file."""
+    rows, qrels = make_run(4)
+    (tmp_path / "qrels").write_text(qrels)
+    single = _write(tmp_path, "single", layouts(rows)["single"], False)
+    uneven = _write(tmp_path, "uneven", edit(layouts(rows)["tabs"]), False)
+    want = evaluate_files(tmp_path / "qrels", [single], MEASURES).per_topic.to_pylist()
+    assert evaluate_files(tmp_path / "qrels", [uneven], MEASURES).per_topic.to_pylist() == want
 
 
 def test_every_spacing_takes_the_csv_split(tmp_path, monkeypatch):
