@@ -34,6 +34,15 @@ _C1_BYTES = re.compile(rb"\xc2[\x80-\x9f]")
 _BOM_BYTES = BOM.encode()
 
 
+def _c1_or_bom(data, start: int = 0) -> bool:
+    """Whether data[start:] (bytes or a mmap) holds a C1 control character or a byte-order mark
+    as UTF-8. Their lead bytes (\xc2, \xef) are looked for first, one memchr each: the regex
+    and the three-byte search alone cost 0.09 and 0.16 s CPU over bench's 100 run files of
+    plain ASCII, the memchrs a few hundredths (issue 32, target 3)."""
+    return ((data.find(b"\xc2", start) >= 0 and _C1_BYTES.search(data, start) is not None)
+            or (data.find(b"\xef", start) >= 0 and data.find(_BOM_BYTES, start) >= 0))
+
+
 def split_fields(text: str) -> list[str]:
     """The fields of a line, split as trec_eval splits them."""
     stripped = text.strip(SEPARATORS)
@@ -150,8 +159,7 @@ class ByteScan:
                 return                              # wait for the rest of a possible BOM
             self._start = False
         body = data[offset:]
-        if any(body.find(b) >= 0 for b in _REFUSED_BYTES) or _C1_BYTES.search(body) \
-                or body.find(_BOM_BYTES) >= 0:
+        if any(body.find(b) >= 0 for b in _REFUSED_BYTES) or _c1_or_bom(body):
             self.clean = False
         cr = body.count(b"\r")
         if cr:
@@ -228,8 +236,7 @@ def scan_mapped(buffer) -> tuple[bool, bool] | None:
         return None
     start = 3 if buffer[:3] == _BOM_BYTES else 0
     clean = not (any(buffer.find(b, start) >= 0 for b in _REFUSED_BYTES)
-                 or _C1_BYTES.search(buffer, start) or buffer.find(_BOM_BYTES, start) >= 0
-                 or long_line_in(buffer))
+                 or _c1_or_bom(buffer, start) or long_line_in(buffer))
     single = not any(buffer.find(c) >= 0 for c in (b"\t", b"\x0b", b"\x0c"))
     return clean, single
 

@@ -182,3 +182,67 @@ def test_a_bad_line_in_the_57th_file_names_it_and_prints_nothing(tmp_path, monke
     assert "run.56" in result.output and ":3" in result.output
     assert "rank 'three' is not a number" in result.output
     assert "map" not in result.output                 # no value of the 56 good files
+
+
+# A number in each form that DuckDB's DOUBLE cast reads otherwise than the number rule (digit
+# separators, a doubled sign; formats.trec._plain_numbers), or that no rule reads, in the
+# middle file of a batch of five: the error is the single-file reader's, naming that file's
+# line, whether the batch's numbers were typed by the CSV reader or checked as text.
+BAD_NUMBERS = [
+    ("1 Q0 c 3 1_000 r", "score '1_000' is not a decimal number"),
+    ("1 Q0 c 3 +-2 r", "score '+-2' is not a"),
+    ("1 Q0 c 3 2e1_0 r", "score '2e1_0' is not a decimal number"),
+    ("1 Q0 c +-3 0.5 r", "rank '+-3' is not a"),
+    ("1 Q0 c 3_0 0.5 r", "rank '3_0' is not a"),
+    ("1 Q0 c 3 abc r", "score 'abc' is not a number"),
+    ("1 Q0 c 3 0x10 r", "score '0x10' is not a number"),
+    ("1 Q0 c 3 inf r", "score 'inf' is not finite"),
+    ("1 Q0 c 3 1e400 r", "score '1e400' is not finite"),
+    ("1 Q0 c 3.5 0.5 r", "rank '3.5' is not an integer"),
+]
+
+
+@pytest.mark.parametrize("line,message", BAD_NUMBERS)
+def test_a_number_that_the_cast_alone_would_read_is_refused_in_a_batch(tmp_path, line, message):
+    qrels = tmp_path / "qrels"
+    qrels.write_text("1 0 a 1\n1 0 b 0\n")
+    runs = []
+    for i in range(5):
+        path = tmp_path / f"run.{i}"
+        path.write_text(f"1 Q0 a 1 2.0 r\n1 Q0 b 2 1.0 r\n" + (line + "\n" if i == 2 else ""))
+        runs.append(path)
+    result = CliRunner().invoke(app, ["eval", str(qrels), *map(str, runs), "-m", "map"])
+    assert result.exit_code == 1, result.output
+    assert f"run.2:3: {message}" in result.output, result.output
+    assert "map" not in result.output
+
+
+def test_typed_and_text_numbers_give_the_same_rows(tmp_path):
+    """The batch read with the CSV reader typing the numbers (files without `_` and `+`) and
+    with the numbers checked as text (a file with them: a docno with `_`, a score with `+`)
+    stage the same values, bit for bit, and evaluate to the same values."""
+    import duckdb
+
+    from irwarehouse.formats import trec
+    forms = ["1", "2.5", "-0.25", ".5", "5.", "1e3", "1E-3", "-7e2", "00012", "3.0000000001",
+             "123456789012345678", "4.9e-324", "1.7976931348623157e308", "-0"]
+    plain, mixed = tmp_path / "plain", tmp_path / "mixed"
+    lines = [f"1 Q0 d{k} {k + 1} {s} r\n" for k, s in enumerate(forms)]
+    plain.write_text("".join(lines))
+    (tmp_path / "plain2").write_text("".join(lines))
+    # the same lines, but one docno with `_` and one score written with a `+`
+    mixed.write_text("".join(lines) + "2 Q0 doc_x 1 +1.5 r\n")
+    assert trec._plain_numbers(plain) and not trec._plain_numbers(mixed)
+    rows = {}
+    for name, files in (("typed", [plain, tmp_path / "plain2"]),
+                        ("text", [plain, mixed])):
+        con = duckdb.connect()
+        assert trec.stage_runs_bulk(con, files, digest=False) is not None
+        rows[name] = con.execute(
+            "SELECT fi, topic, doc, CAST(score AS VARCHAR), rank FROM stage_runs "
+            "WHERE topic = '1' ORDER BY rowid").fetchall()
+        if name == "text":
+            assert con.execute("SELECT score, rank FROM stage_runs WHERE doc = 'doc_x'"
+                               ).fetchall() == [(1.5, 1)]
+    assert rows["typed"] == rows["text"]
+    assert [float(r[3]) for r in rows["typed"][:len(forms)]] == [float(s) for s in forms]
