@@ -63,8 +63,10 @@ class Warehouse:
                  lean: bool = False):
         """`macros=False`: create the metric macros only when an evaluation needs them;
         `wait`: seconds to wait for a file another process holds (default 30); `lean` (in
-        memory): no analyst views, and only the macros an evaluation calls."""
+        memory): no analyst views, only the macros an evaluation calls, and no sha256 of the
+        qrels files it stores (a private warehouse of files evaluated, thrown away after)."""
         self.path = path
+        self._digests = not (lean and path is None)
         self.con = connect(path, read_only=read_only, create=create, macros=macros, wait=wait,
                            lean=lean)
 
@@ -98,7 +100,8 @@ class Warehouse:
                 from .store.irds import ingest_irds_qrels
                 return ingest_irds_qrels(self.con, did, campaign, name=name, replace=replace)
             return _ingest.ingest_qrels(self.con, path, campaign, name=name,
-                                        fmt=fmt or "qrels", replace=replace)
+                                        fmt=fmt or "qrels", replace=replace,
+                                        digest=self._digests)
         from .analyst.tables import ingest_qrels_table
         return ingest_qrels_table(self.con, path, campaign, name=name, fmt=fmt,
                                   replace=replace)

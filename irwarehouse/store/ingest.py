@@ -102,9 +102,10 @@ def replace_named(con: duckdb.DuckDBPyConnection, table: str, cid: int, name: st
 
 
 def ingest_qrels(con: duckdb.DuckDBPyConnection, path, campaign: str, *, name: str | None = None,
-                 fmt: str = "qrels", replace: bool = False) -> int:
+                 fmt: str = "qrels", replace: bool = False, digest: bool = True) -> int:
     """Store a qrels file under `campaign` (created if new) as judgment set `name`
-    (default: the file name). Returns its qrels_id."""
+    (default: the file name). Returns its qrels_id. `digest=False`: no sha256 of the file
+    (qrels.sha256 NULL; a private warehouse that is thrown away: 4 ms of the everyday run)."""
     if fmt not in QRELS_FORMATS:
         raise WarehouseError(f"unknown qrels format {fmt!r}; use one of {', '.join(QRELS_FORMATS)}")
     path = Path(path)
@@ -115,7 +116,8 @@ def ingest_qrels(con: duckdb.DuckDBPyConnection, path, campaign: str, *, name: s
     else:
         n = stage_qrels(con, path, fmt_name=fmt)
     return store_staged_qrels(con, campaign, name=name, fmt=fmt, source=str(path.resolve()),
-                              digest=sha256_of(path), num_rows=n, replace=replace, label=path)
+                              digest=sha256_of(path) if digest else None, num_rows=n,
+                              replace=replace, label=path)
 
 
 def store_staged_qrels(con: duckdb.DuckDBPyConnection, campaign: str, *, name: str, fmt: str,

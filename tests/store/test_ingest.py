@@ -311,3 +311,19 @@ def test_warehouse_errors_are_one_line(wh_path):
         assert len(result.stderr.splitlines()) == 1
     with Warehouse(wh_path) as wh, pytest.raises(WarehouseError):
         wh.run_ids("c", ["nope"])
+
+
+def test_qrels_provenance_digest_except_in_a_private_lean_warehouse(tmp_path):
+    """A warehouse records the sha256 of the qrels file it stores; the private lean warehouse of
+    files evaluated without a warehouse (api.evaluate_files), thrown away after, skips it."""
+    import hashlib
+    path = tmp_path / "qrels"
+    path.write_text("1 0 d1 1\n1 0 d2 0\n")
+    want = hashlib.sha256(path.read_bytes()).hexdigest()
+    for kwargs, expected in (({}, want), ({"lean": True, "macros": False}, None)):
+        with Warehouse(None, **kwargs) as wh:
+            wh.ingest_qrels(path, "c")
+            assert wh.con.execute("SELECT sha256 FROM qrels").fetchone()[0] == expected
+    with Warehouse(tmp_path / "w.duckdb", lean=True) as wh:       # a file keeps its provenance
+        wh.ingest_qrels(path, "c")
+        assert wh.con.execute("SELECT sha256 FROM qrels").fetchone()[0] == want
