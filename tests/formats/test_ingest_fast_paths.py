@@ -1,7 +1,8 @@
 """The shortcuts of `irw ingest runs` (issue 32 target 4) give what the general paths give:
 the numpy byte scan of a printable-ASCII file (formats.lines._printable_ascii) the answer of
 the memchr scans, and the CSV read that types score and rank itself (formats.trec
-_plain_numbers) the rows and refusals of the read that casts text."""
+_absent_bytes) the rows and refusals of the read that casts text, and comment lines found
+whether or not their rows are tested for one."""
 
 from __future__ import annotations
 
@@ -56,21 +57,22 @@ def test_numpy_scan_keeps_the_line_limit(monkeypatch):
     assert lines.scan_mapped(long) == _memchr_scan(long)
 
 
-def test_plain_numbers(tmp_path):
+def test_absent_bytes(tmp_path):
     plain, under, plus, gz = (tmp_path / n for n in ("a", "b", "c", "d.gz"))
     plain.write_text("1 Q0 d 1 0.5 t\n")
     under.write_text("1 Q0 msmarco_doc 1 0.5 t\n")
     plus.write_text("1 Q0 d 1 1e+3 t\n")
     import gzip
     gz.write_bytes(gzip.compress(b"1 Q0 d 1 0.5 t\n"))
-    assert trec._plain_numbers([str(plain)])
-    assert not trec._plain_numbers([str(plain), str(under)])
-    assert not trec._plain_numbers([str(plus)])
-    assert not trec._plain_numbers([str(gz)])
+    needles = (b"_", b"+", b"#")
+    assert trec._absent_bytes([str(plain)], needles) == [True, True, True]
+    assert trec._absent_bytes([str(plain), str(under)], needles) == [False, True, True]
+    assert trec._absent_bytes([str(plus), str(plain)], needles) == [True, False, True]
+    assert trec._absent_bytes([str(gz)], needles) == [False, False, False]
 
 
 def _staged(paths, typed: bool, monkeypatch):
-    monkeypatch.setattr(trec, "_plain_numbers", lambda _paths: typed)
+    monkeypatch.setattr(trec, "_absent_bytes", lambda _paths, needles: [typed] * len(needles))
     con = duckdb.connect()
     found = stage_runs_bulk(con, paths, digest=False)
     rows = con.execute("SELECT fi, topic, doc, score, rank FROM stage_runs ORDER BY rowid"
@@ -97,7 +99,7 @@ def test_typed_read_stages_the_same_rows(tmp_path, monkeypatch):
 def test_typed_read_refuses_what_the_rule_refuses(tmp_path, monkeypatch, score):
     run = tmp_path / "run"
     run.write_text(f"1 Q0 a 1 2.5 t\n1 Q0 b 2 {score} t\n")
-    assert trec._plain_numbers([str(run)])
+    assert trec._absent_bytes([str(run)], (b"_", b"+")) == [True, True]
     assert _staged([run], True, monkeypatch)[0] is None
     with pytest.raises(InputError, match=r":2\b|line 2"):
         stage_run(duckdb.connect(), run)
@@ -110,3 +112,20 @@ def test_typed_read_refuses_empty_fields(tmp_path, monkeypatch, line):
     assert _staged([run], True, monkeypatch)[0] is None
     with pytest.raises(InputError):
         stage_run(duckdb.connect(), run)
+
+
+@pytest.mark.parametrize("line", ["# a b c d e", "#1 Q0 a 1 2.5 t", "<SYSDESC>x</SYSDESC> a b c d e"])
+def test_comment_lines_still_skipped(tmp_path, line):
+    # a comment (or NTCIR's description line) of six fields is a bad row of the fast path,
+    # then read by the regex path, which skips it; a '#' or '<' elsewhere changes nothing
+    run, other = tmp_path / "run", tmp_path / "other"
+    run.write_text(f"1 Q0 b 1 3.5 t\n{line}\n1 Q0 c 2 2.5 t\n")
+    other.write_text("1 Q0 d#1 1 3.5 t\n1 Q0 <e> 2 2.5 t\n")
+    assert stage_runs_bulk(duckdb.connect(), [run, other], digest=False) is None
+    con = duckdb.connect()
+    assert stage_run(con, run) == "t"
+    assert con.execute("SELECT doc FROM stage_run ORDER BY rowid").fetchall() == [("b",), ("c",)]
+    con = duckdb.connect()
+    assert stage_runs_bulk(con, [other], digest=False) is not None
+    assert con.execute("SELECT doc FROM stage_runs ORDER BY rowid").fetchall() == [
+        ("d#1",), ("<e>",)]
