@@ -85,8 +85,9 @@ def test_typed_read_stages_the_same_rows(tmp_path, monkeypatch):
     paths = []
     for i in range(3):
         p = tmp_path / f"run{i}"
-        p.write_text("".join(f"{t} Q0 d{j} {j + 1}{rnd.choice(['', '.0'])} "
-                             f"{rnd.choice(['', '-'])}{rnd.random() * 10 ** rnd.randrange(-3, 4):.6g} "
+        score = [f"{rnd.choice(['', '-'])}{rnd.random() * 10 ** rnd.randrange(-3, 4):.6g}"
+                 for _ in range(150)]
+        p.write_text("".join(f"{t} Q0 d{j} {j + 1}{rnd.choice(['', '.0'])} {score[t * 50 + j]} "
                              f"r{i}\n" for t in range(3) for j in range(50)))
         paths.append(p)
     typed, untyped = _staged(paths, True, monkeypatch), _staged(paths, False, monkeypatch)
@@ -114,7 +115,8 @@ def test_typed_read_refuses_empty_fields(tmp_path, monkeypatch, line):
         stage_run(duckdb.connect(), run)
 
 
-@pytest.mark.parametrize("line", ["# a b c d e", "#1 Q0 a 1 2.5 t", "<SYSDESC>x</SYSDESC> a b c d e"])
+@pytest.mark.parametrize("line", ["# a b c d e", "#1 Q0 a 1 2.5 t",
+                                  "<SYSDESC>x</SYSDESC> a b c d e"])
 def test_comment_lines_still_skipped(tmp_path, line):
     # a comment (or NTCIR's description line) of six fields is a bad row of the fast path,
     # then read by the regex path, which skips it; a '#' or '<' elsewhere changes nothing
