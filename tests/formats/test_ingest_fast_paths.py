@@ -69,6 +69,9 @@ def test_absent_bytes(tmp_path):
     assert trec._absent_bytes([str(plain), str(under)], needles) == [False, True, True]
     assert trec._absent_bytes([str(plus), str(plain)], needles) == [True, False, True]
     assert trec._absent_bytes([str(gz)], needles) == [False, False, False]
+    assert trec._absent_bytes([str(tmp_path / "gone")], needles) == [False, False, False]
+    (tmp_path / "empty").write_bytes(b"")
+    assert trec._absent_bytes([str(tmp_path / "empty")], needles) == [True, True, True]
 
 
 def _staged(paths, typed: bool, monkeypatch):
