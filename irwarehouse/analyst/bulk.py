@@ -224,6 +224,7 @@ def _stage_folder(con, files: list[Path], keep_going: bool, keep_first: bool,
     (formats.trec.stage_runs_bulk), otherwise each file by the single-file reader, whose
     errors name the file and line. A bad file stops everything, or with `keep_going` is
     listed in result.failed."""
+    import numpy  # noqa: F401  (the ranks need it: loaded first, the byte scan uses it too)
     meta = stage_runs_bulk(con, files, digest=True, small_table=0)   # numpy: ranks need it
     if meta is not None:
         for path in files:

@@ -185,7 +185,7 @@ def test_a_bad_line_in_the_57th_file_names_it_and_prints_nothing(tmp_path, monke
 
 
 # A number in each form that DuckDB's DOUBLE cast reads otherwise than the number rule (digit
-# separators, a doubled sign; formats.trec._plain_numbers), or that no rule reads, in the
+# separators, a doubled sign; formats.trec._absent_bytes), or that no rule reads, in the
 # middle file of a batch of five: the error is the single-file reader's, naming that file's
 # line, whether the batch's numbers were typed by the CSV reader or checked as text.
 BAD_NUMBERS = [
@@ -232,7 +232,8 @@ def test_typed_and_text_numbers_give_the_same_rows(tmp_path):
     (tmp_path / "plain2").write_text("".join(lines))
     # the same lines, but one docno with `_` and one score written with a `+`
     mixed.write_text("".join(lines) + "2 Q0 doc_x 1 +1.5 r\n")
-    assert trec._plain_numbers(plain) and not trec._plain_numbers(mixed)
+    assert trec._absent_bytes([str(plain)], (b"_", b"+")) == [True, True]
+    assert trec._absent_bytes([str(mixed)], (b"_", b"+")) == [False, False]
     rows = {}
     for name, files in (("typed", [plain, tmp_path / "plain2"]),
                         ("text", [plain, mixed])):
