@@ -104,10 +104,10 @@ def _resolved_names(mdef: MeasureDef) -> set[str]:
 
 
 def _resolved(params: list[tuple[str, str, str]], resolved: set[str]) -> str:
-    """The ev_call CTE: the call's arguments resolved against the campaign's profile. An
-    option: the argument, else the profile's value, else the option's default; the qrels: the
-    argument, else the profile's; a `gains` table (when -g gives it): the argument, else the
-    profile's -g, else gain = level."""
+    """The body of the ev_call CTE: the call's arguments resolved against the campaign's
+    profile. An option: the argument, else the profile's value, else the option's default; the
+    qrels: the argument, else the profile's; a `gains` table (when -g gives it): the argument,
+    else the profile's -g, else gain = level."""
     options = {o.sql: o for o in SQL_OPTIONS}
     columns = ["a.call_campaign AS campaign_name",
                "coalesce(a.call_qrels, pq.name) AS qrels_name",
@@ -121,11 +121,11 @@ def _resolved(params: list[tuple[str, str, str]], resolved: set[str]) -> str:
             option = options[name]
             value = f"coalesce(a.call_{name}, p.{option.profile}, {_literal(option.default)})"
         columns.append(f"{_typed(value, sql_type)} AS value_{name}")
-    return ("    ev_call AS (\n        SELECT " + ",\n               ".join(columns) + "\n"
+    return ("\n        SELECT " + ",\n               ".join(columns) + "\n"
             "        FROM ev_args a\n"
             "        LEFT JOIN campaign pc ON pc.name = a.call_campaign\n"
             "        LEFT JOIN campaign_profile p ON p.campaign_id = pc.campaign_id\n"
-            "        LEFT JOIN qrels pq ON pq.qrels_id = p.qrels_id)")
+            "        LEFT JOIN qrels pq ON pq.qrels_id = p.qrels_id")
 
 
 def argument(name: str, sql_type: str, resolved: set[str]) -> str:
@@ -145,10 +145,24 @@ def context_ctes(relations, params: list[tuple[str, str, str]], resolved: set[st
     (ev_call), then every context relation `relations` names, built by its ev_make_<relation>
     builder from those values. `params`: the macro's (name, SQL type, default) after
     `campaign`; `resolved`: the ones the profile may give (the options)."""
+    return [_cte(name, body) for name, body in _context(relations, params, resolved, who)]
+
+
+# the CTEs materialised whatever their number of readers (see _stored_rows)
+_MATERIALIZED = frozenset({"ev_slow_judgment"})
+
+
+def _cte(name: str, body: str) -> str:
+    return f"    {name} AS {'MATERIALIZED ' if name in _MATERIALIZED else ''}({body})"
+
+
+def _context(relations, params: list[tuple[str, str, str]], resolved: set[str],
+             who: str) -> list[tuple[str, str]]:
+    """context_ctes as (name, body) pairs, in order."""
     types = {name: sql_type for name, sql_type, _ in params}
     args = ", ".join(["campaign AS call_campaign", "qrels AS call_qrels", "run AS call_run"]
                      + [f"{n} AS call_{n}" for n, _, _ in params if n in resolved])
-    ctes = [f"    ev_args AS (SELECT {args})", _resolved(params, resolved)]
+    ctes = [("ev_args", f"SELECT {args}"), ("ev_call", _resolved(params, resolved))]
     scope = {"ev_scope": "(SELECT ev_call.campaign_name FROM ev_call), "
                          "(SELECT ev_call.qrels_name FROM ev_call)",
              "ev_runs": "(SELECT ev_call.run_name FROM ev_call)"}
@@ -162,7 +176,7 @@ def context_ctes(relations, params: list[tuple[str, str, str]], resolved: set[st
                 raise SqlAssetError(f"{who}: {make.name} needs {missing}, which is "
                                     "no parameter of its metric macro")
             call = ", ".join(argument(a, types[a], resolved) for a in make.args)
-        ctes.append(f"    {relation} AS (FROM ev_make_{relation.removeprefix('ev_')}({call}))")
+        ctes.append((relation, f"FROM ev_make_{relation.removeprefix('ev_')}({call})"))
     return ctes
 
 
@@ -177,46 +191,68 @@ _RELEVANT_ROW_CONTEXT = frozenset({"ev_scope", "ev_runs", "ev_judgment", "ev_top
                                    "ev_lists"})
 
 
-def _stored_rows(ctes: list[str], resolved: set[str], types: dict) -> list[str]:
-    """A RELEVANT_ROW_KERNELS macro's CTEs made to read relevant_row for the runs whose rows
-    apply (ev_relevant_runs: every run stored for the qrels when the resolved options are -l 1,
-    no -J, trec_eval 9's score order), and to rank the others (ev_slow_runs) as before.
-    ev_full_ranked, the copy of judged_row's rows, is built for the other runs only (a nested
-    ev_runs names them, and ev_judgment is empty when there are none), so over a stored
-    campaign nothing of judged_row is read; ev_ranked
-    stays the others' ranking for the builders after it (ev_relevant reads relevant_row for the
-    stored runs itself; ev_run_topic reads ev_ranked only under -J, when no run's rows apply),
-    and the kernel sees ev_ranked_all: the stored runs' relevant rows, then the others'
-    (_kernel_call). The options are scalar subqueries, so the choice is made per run when the
-    query runs: an empty side costs a join with an empty build side (no scan)."""
-    options = ", ".join(argument(a, types[a], resolved) for a in
-                        ("relevance_level", "judged_only", "sort_order", "trec_eval_version"))
-    max_docs = argument("max_docs", types["max_docs"], resolved)
+def _of_call(expression: str) -> str:
+    """A value of the resolved call (ev_call's one row) as a scalar subquery."""
+    return f"(SELECT {expression} FROM ev_call)"
+
+
+def _stored_rows(ctes: list[tuple[str, str]], resolved: set[str],
+                 types: dict) -> list[tuple[str, str]]:
+    """A RELEVANT_ROW_KERNELS macro's context (name, body pairs) made to read relevant_row for
+    the runs whose rows apply (ev_relevant_runs: every run stored for the qrels when the
+    resolved options are -l 1, no -J, trec_eval 9's score order), and to rank the others
+    (ev_slow_runs) as before.
+
+    - ev_call checks the ranking options (ev_check_ranking) once: the stored rows would take
+      them unchecked otherwise (max_docs := -1 gave every list 0), and the others' ranking
+      takes them unchecked (ev_full_ranked_plans; each derived option one scalar subquery).
+    - ev_full_ranked, the copy of judged_row's rows, is built for the other runs only (a nested
+      ev_runs names them, and ev_judgment is empty when there are none), so over a stored
+      campaign nothing of judged_row is read; ev_ranked stays the others' ranking for the
+      builders after it (ev_relevant reads relevant_row for the stored runs itself; ev_run_topic
+      reads ev_ranked only under -J, when no run's rows apply), and the kernel sees
+      ev_ranked_all: the stored runs' relevant rows, then the others' (callable_sql).
+
+    The options are resolved when the query runs, so the choice is made per run then: an empty
+    side costs a join with an empty build side (no scan)."""
+    def option(name: str) -> str:
+        return argument(name, types[name], resolved)
+
+    value = {name: f"ev_call.value_{name}" for name in
+             ("sort_order", "trec_eval_version", "max_docs")}
     out = []
-    for cte in ctes:
-        name = cte.split(" AS (", 1)[0].strip()
-        if name == "ev_full_ranked":
-            out.append(f"    ev_stored_rows_runs AS (FROM ev_relevant_runs({options}))")
-            out.append("    ev_slow_runs AS (SELECT run_id FROM ev_runs WHERE run_id NOT IN "
-                       "(SELECT run_id FROM ev_stored_rows_runs))")
+    for name, body in ctes:
+        if name == "ev_call":
+            body = (f"SELECT * FROM ({body}) c WHERE ev_check_ranking(c.value_sort_order, "
+                    "c.value_trec_eval_version, c.value_max_docs)")
+        elif name == "ev_full_ranked":
+            options = ", ".join(option(a) for a in ("relevance_level", "judged_only",
+                                                    "sort_order", "trec_eval_version"))
+            out.append(("ev_stored_rows_runs", f"FROM ev_relevant_runs({options})"))
+            out.append(("ev_slow_runs", "SELECT run_id FROM ev_runs WHERE run_id NOT IN "
+                                        "(SELECT run_id FROM ev_stored_rows_runs)"))
             # the judgments the window plan joins with the runs it ranks: none when every
             # run's rows are stored (a hash table of every judgment otherwise, built for an
             # empty probe: 0.01 s of each call over bench's campaign)
-            out.append("    ev_slow_judgment AS MATERIALIZED (SELECT * FROM ev_judgment "
-                       "WHERE EXISTS (SELECT 1 FROM ev_slow_runs))")
-            body = cte.split(" AS (", 1)[1]
-            out.append("    ev_full_ranked AS (WITH ev_runs AS (FROM ev_slow_runs), "
-                       f"ev_judgment AS (FROM ev_slow_judgment) {body}")
-            continue
-        out.append(cte)
-    out.append(f"""    ev_ranked_all AS (
+            out.append(("ev_slow_judgment",
+                        "SELECT * FROM ev_judgment WHERE EXISTS (SELECT 1 FROM ev_slow_runs)"))
+            version = f"{value['sort_order']}, {value['trec_eval_version']}"
+            plans = ", ".join([
+                option("sort_order"),
+                _of_call(f"ev_float32_scores({value['trec_eval_version']})"),
+                option("max_docs"),
+                _of_call(f"ev_stored_order({version})")])
+            body = ("WITH ev_runs AS (FROM ev_slow_runs), ev_judgment AS (FROM ev_slow_judgment) "
+                    f"FROM ev_full_ranked_plans({plans})")
+        out.append((name, body))
+    out.append(("ev_ranked_all", f"""
         SELECT r.run_id, r.topic, r.score_rank AS rank, r.rel, true AS is_rel
         FROM relevant_row r
         WHERE r.qrels_id = (SELECT qrels_id FROM ev_scope)
           AND r.run_id IN (SELECT run_id FROM ev_stored_rows_runs)
-          AND ({max_docs} IS NULL OR r.score_rank <= {max_docs})
+          AND ev_within(r.score_rank, {option("max_docs")})
         UNION ALL
-        FROM ev_ranked)""")
+        FROM ev_ranked"""))
     return out
 
 
@@ -227,7 +263,7 @@ def callable_sql(mdef: MeasureDef, stored_rows: bool = True) -> str:
     params = callable_params(mdef)
     types = {name: sql_type for name, sql_type, _ in params}
     resolved = _resolved_names(mdef)
-    ctes = context_ctes(mdef.context, params, resolved, mdef.kernel)
+    ctes = _context(mdef.context, params, resolved, mdef.kernel)
     stored_rows = (stored_rows and mdef.kernel in RELEVANT_ROW_KERNELS
                    and {"ev_full_ranked", "ev_ranked"} <= set(mdef.context)
                    and set(mdef.context) <= _RELEVANT_ROW_CONTEXT)
@@ -243,7 +279,7 @@ def callable_sql(mdef: MeasureDef, stored_rows: bool = True) -> str:
               for p in mdef.params if p.is_list_default]
     signature = ", ".join(["campaign"] + [f"{n} := {d}" for n, _, d in params])
     return (f"CREATE OR REPLACE MACRO {mdef.macro}({signature}) AS TABLE\n"
-            + "WITH\n" + ",\n".join(ctes) + "\n"
+            + "WITH\n" + ",\n".join(_cte(name, body) for name, body in ctes) + "\n"
             + f"SELECT n.name AS run, m.topic, {columns}\n"
             + (f"FROM (WITH ev_ranked AS (FROM ev_ranked_all) FROM {mdef.kernel}({kernel_args}))"
                if stored_rows else f"FROM {mdef.kernel}({kernel_args})")

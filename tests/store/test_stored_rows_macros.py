@@ -76,6 +76,24 @@ def test_macros_over_stored_rows_same_bits(sample_warehouse):
         assert _compare(sample_warehouse, qrels) > 500
 
 
+@pytest.mark.parametrize("options, message", [
+    (", max_docs := -1", "max_docs must be >= 0"),
+    (", sort_order := 'docno'", "sort_order must be"),
+    (", trec_eval_version := 8", "trec_eval_version must be 9 or 10")])
+def test_invalid_ranking_options_fail_over_stored_rows(sample_warehouse, options, message):
+    """An invalid ranking option fails the call also when every run's rows are stored: the
+    resolved call checks them once (max_docs := -1 gave every list 0 before, the stored rows
+    taking it unchecked)."""
+    con = duckdb.connect(str(sample_warehouse), read_only=True)
+    try:
+        for name, args in CALLS[:4]:
+            with pytest.raises(duckdb.Error, match=message):
+                con.execute(f"FROM {registry()[name].macro}(campaign := 'sample', "
+                            f"qrels := 'binary'{args}{options})").fetchall()
+    finally:
+        con.close()
+
+
 def test_macros_with_some_runs_unstored(sample_warehouse):
     """Runs whose relevant rows are not stored (here: deleted) are ranked from judged_row in
     the same call as the others are read from relevant_row."""
