@@ -307,14 +307,34 @@ def macro_calls(requests: list[MeasureRequest]) -> list[list[MeasureRequest]]:
     parameters are all numbers (P at trec_eval's nine cutoffs, iprec_at_recall at eleven
     levels) make one call, the kernel evaluated LATERAL over the list of their arguments, so
     that DuckDB plans it once rather than once per cutoff (all_trec: 69 of its 94 measures in 8
-    calls; P at 9 cutoffs 4 ms instead of 19, bench/README.md); every other request is a call
-    of its own."""
+    calls; P at 9 cutoffs 4 ms instead of 19, bench/README.md); the requests of measures that
+    share a table macro (`shares:`, sql/metrics) with the same arguments make one call of it,
+    when there are several (all_trec's nine count and set measures: one plan instead of nine);
+    every other request is a call of its own."""
     calls: dict = {}
     for r in requests:
         numeric = r.args and all(p.type in _LATERAL_TYPES for p in r.mdef.params)
-        key = (r.mdef.kernel, r.mdef.kind) if numeric else (id(r),)
+        if r.mdef.shares:
+            key = ("shares", r.mdef.shares, repr(r.args))
+        else:
+            key = (r.mdef.kernel, r.mdef.kind) if numeric else (id(r),)
         calls.setdefault(key, []).append(r)
     return list(calls.values())
+
+
+def shared_call(call: list[MeasureRequest]) -> bool:
+    """Whether a call (macro_calls) is one of a shared table macro for several measures."""
+    return len(call) > 1 and bool(call[0].mdef.shares) and \
+        len({r.mdef.shares for r in call}) == 1
+
+
+def called_macros(calls: list[list[MeasureRequest]]) -> list[str]:
+    """The macros the calls call: a shared table macro for several of its measures, otherwise
+    each request's kernel (the measures' own macros are then not created: engine files)."""
+    names: list[str] = []
+    for call in calls:
+        names += [call[0].mdef.shares] if shared_call(call) else [r.mdef.kernel for r in call]
+    return list(dict.fromkeys(names))
 
 
 def _macro_query(calls: list[list[MeasureRequest]]) -> tuple[str, list]:
@@ -327,6 +347,20 @@ def _macro_query(calls: list[list[MeasureRequest]]) -> tuple[str, list]:
             columns = "CAST(NULL AS DOUBLE) AS value, CAST(m.value AS VARCHAR) AS text"
         else:
             columns = "CAST(m.value AS DOUBLE) AS value, CAST(NULL AS VARCHAR) AS text"
+        if shared_call(call):
+            # one row per measure of each list: the measures' columns as one list, unnested
+            # beside their names (the columns are the measures' canonical names, identifiers)
+            texts, bound = [], []
+            for a in req.args:
+                text, value = placeholder(a)
+                texts.append(text)
+                bound.extend(value)
+            columns = ", ".join(f'CAST(m."{r.mdef.name}" AS DOUBLE)' for r in call)
+            parts.append(f"SELECT m.run_id, m.topic, unnest(?::VARCHAR[]) AS measure, "
+                         f"unnest([{columns}]) AS value, CAST(NULL AS VARCHAR) AS text "
+                         f"FROM {req.mdef.shares}({', '.join(texts)}) m")
+            values += [[r.name for r in call], *bound]
+            continue
         if len(call) == 1:
             texts, bound = [], []
             for a in req.args:
@@ -423,16 +457,19 @@ def _evaluate(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: int,
         by_options.setdefault(r.eval_options(opts), []).append(r)
     groups = [(o, reqs, macro_calls(reqs)) for o, reqs in by_options.items() if reqs]
     kernels = [r.mdef.kernel for r in requests]
+    # the macros created: a shared table macro stands for its measures' own (macro_calls)
+    called = [m for _, _, calls in groups for m in called_macros(calls)]
     has_diversity = diversity.needed(requests)
     blocks = gcompute and has_diversity
     if blocks:
         kernels.append("ev_ntd_gcompute")
+        called.append("ev_ntd_gcompute")
     if batches is None:
         batches = run_batches(run_ids, len(groups) == 1 and not has_diversity)
     total = len(batches) * (sum(len(range(0, len(calls), MACROS_PER_STATEMENT))
                                 for _, _, calls in groups) + len(groups))
     report = progress or (lambda done, total: None)
-    install_macros(con, kernels)
+    install_macros(con, called)
     con.execute("CREATE OR REPLACE TEMP TABLE ev_scores (run_id INTEGER, topic VARCHAR, "
                 "measure VARCHAR, value DOUBLE, text VARCHAR)")
     con.execute("CREATE OR REPLACE TEMP TABLE ev_measures (measure VARCHAR, summary VARCHAR, "

@@ -16,6 +16,10 @@ A header (`--` lines directly above `CREATE OR REPLACE MACRO m_<name>(params)`):
     -- params: gains MAP = {}; beta DOUBLE = 1.0; cutoff INTEGER = NULL
     -- summary: mean                      how a run value is formed (irw_summarise)
     -- per_topic / integer / since / kind / positive
+    -- shares: ev_set_values              the measure is the column <name> of that table macro
+                                          (called with the measure's parameters), which computes
+                                          several measures in one plan: m_<name> reads its
+                                          column; an evaluation asking for several calls it once
     -- doc: the definition, with its formula
     -- source: the paper and the tool function (default: the file's own `-- source:` line)
 """
@@ -81,6 +85,7 @@ class MeasureDef:
     ntcir: tuple[tuple[str, int], ...] = ()   # NTCIREVAL labels and positions (`Q@k`, 301)
     positive: tuple[str, ...] = () # parameters that must be > 0
     context: tuple[str, ...] = field(default=())   # context relations read
+    shares: str = ""               # the table macro whose column <name> this measure is
 
     @property
     def macro(self) -> str:
@@ -173,6 +178,10 @@ def measure_defs_in(path: Path) -> list[MeasureDef]:
         if tuple(p.name for p in params) != mac.args:
             raise SqlAssetError(f"{where}: header params {[p.name for p in params]} "
                                 f"!= macro args {list(mac.args)}")
+        shares = meta.get("shares", "")
+        if shares and (not re.fullmatch(r"\w+", meta["measure"]) or shares not in mac.calls):
+            raise SqlAssetError(f"{where}: a measure that shares {shares} is one of its "
+                                f"columns: its name an identifier, its macro reading {shares}")
         summary = meta.get("summary", "mean")
         if summary not in SUMMARIES:
             raise SqlAssetError(f"{where}: summary must be one of {', '.join(SUMMARIES)}")
@@ -191,7 +200,7 @@ def measure_defs_in(path: Path) -> list[MeasureDef]:
             order=int(meta["order"]) if "order" in meta else None,
             ntcir=_ntcir(meta.get("ntcir", ""), where),
             positive=tuple(x.strip() for x in meta.get("positive", "").split(",") if x.strip()),
-            context=tuple(relations_read([mac.name]))))
+            context=tuple(relations_read([mac.name])), shares=shares))
     return defs
 
 

@@ -23,18 +23,30 @@ FROM ev_relevant
 WHERE precision_sum IS NULL AND (cutoff IS NULL OR rank <= cutoff)
 GROUP BY run_id, topic;
 
+-- block: ev_map_values
+-- AP of every evaluated list (map) and AP floored at 1e-5 (gm_map, whose run value is the
+-- geometric mean), one column each: map and gm_map read their column (`shares:`), and an
+-- evaluation asking for both computes AP once (irwarehouse.engine.evaluate.macro_calls). "map"
+-- quoted: the transpiler to Spark SQL (sqlglot) reads a bare map as the MAP function.
+CREATE OR REPLACE MACRO ev_map_values() AS TABLE
+SELECT run_id, topic, "map", greatest("map", 0.00001) AS gm_map
+FROM (
+    SELECT b.run_id, b.topic,
+           CASE WHEN b.num_rel > 0 THEN coalesce(x.s, 0) / b.num_rel ELSE 0 END AS "map"
+    FROM ev_base() b
+    LEFT JOIN ev_precision_sums(NULL) x ON x.run_id = b.run_id AND x.topic = b.topic
+);
+
 -- measure: map
 -- dialect: trec_eval
 -- aliases: ir_measures AP; ranx map
 -- sets: all_trec, official
 -- order: 5
 -- summary: mean
+-- shares: ev_map_values
 -- doc: AP = (1/R) sum over relevant retrieved r of C(r)/r.
 CREATE OR REPLACE MACRO m_map() AS TABLE
-SELECT b.run_id, b.topic,
-       CASE WHEN b.num_rel > 0 THEN coalesce(x.s, 0) / b.num_rel ELSE 0 END AS value
-FROM ev_base() b
-LEFT JOIN ev_precision_sums(NULL) x ON x.run_id = b.run_id AND x.topic = b.topic;
+SELECT run_id, topic, "map" AS value FROM ev_map_values();
 
 -- measure: map_cut
 -- dialect: trec_eval
@@ -57,9 +69,10 @@ LEFT JOIN ev_precision_sums(cutoff) x ON x.run_id = b.run_id AND x.topic = b.top
 -- order: 6
 -- summary: gmean
 -- per_topic: false
+-- shares: ev_map_values
 -- doc: Geometric mean of AP over topics, AP floored at 1e-5 (trec_eval MIN_GEO_MEAN).
 CREATE OR REPLACE MACRO m_gm_map() AS TABLE
-SELECT run_id, topic, greatest(value, 0.00001) AS value FROM m_map();
+SELECT run_id, topic, gm_map AS value FROM ev_map_values();
 
 -- measure: infAP
 -- dialect: trec_eval

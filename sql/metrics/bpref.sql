@@ -3,25 +3,37 @@
 -- above it, N = judged non-relevant documents of the topic; the sum is divided by R.
 -- source: trec_eval m_bpref.c, m_gm_bpref.c; Buckley & Voorhees, SIGIR 2004; Sakai, PROMISE 2014, eq 22-23
 
+-- block: ev_bpref_values
+-- bpref of every evaluated list and bpref floored at 1e-5 (gm_bpref, whose run value is the
+-- geometric mean), one column each: bpref and gm_bpref read their column (`shares:`), and an
+-- evaluation asking for both computes bpref once (irwarehouse.engine.evaluate.macro_calls).
+CREATE OR REPLACE MACRO ev_bpref_values() AS TABLE
+SELECT run_id, topic, bpref, greatest(bpref, 0.00001) AS gm_bpref
+FROM (
+    SELECT b.run_id, b.topic,
+           CASE WHEN b.num_rel > 0 THEN coalesce(x.s, 0) / b.num_rel ELSE 0 END AS bpref
+    FROM ev_base() b
+    LEFT JOIN (
+        SELECT r.run_id, r.topic,
+               sum(CASE WHEN r.nonrel_so_far > 0
+                        THEN 1.0 - least(r.nonrel_so_far, t.num_rel)
+                                   / least(t.num_nonrel, t.num_rel)
+                        ELSE 1.0 END ORDER BY r.rank) AS s
+        FROM ev_counted r JOIN ev_topic t ON t.topic = r.topic
+        WHERE r.is_rel GROUP BY r.run_id, r.topic
+    ) x ON x.run_id = b.run_id AND x.topic = b.topic
+);
+
 -- measure: bpref
 -- dialect: trec_eval
 -- aliases: ir_measures Bpref
 -- sets: all_trec, official
 -- order: 8
 -- summary: mean
+-- shares: ev_bpref_values
 -- doc: trec_eval's bpref.
 CREATE OR REPLACE MACRO m_bpref() AS TABLE
-SELECT b.run_id, b.topic,
-       CASE WHEN b.num_rel > 0 THEN coalesce(x.s, 0) / b.num_rel ELSE 0 END AS value
-FROM ev_base() b
-LEFT JOIN (
-    SELECT r.run_id, r.topic,
-           sum(CASE WHEN r.nonrel_so_far > 0
-                    THEN 1.0 - least(r.nonrel_so_far, t.num_rel) / least(t.num_nonrel, t.num_rel)
-                    ELSE 1.0 END ORDER BY r.rank) AS s
-    FROM ev_counted r JOIN ev_topic t ON t.topic = r.topic
-    WHERE r.is_rel GROUP BY r.run_id, r.topic
-) x ON x.run_id = b.run_id AND x.topic = b.topic;
+SELECT run_id, topic, bpref AS value FROM ev_bpref_values();
 
 -- measure: gm_bpref
 -- dialect: trec_eval
@@ -29,9 +41,10 @@ LEFT JOIN (
 -- order: 15
 -- summary: gmean
 -- per_topic: false
+-- shares: ev_bpref_values
 -- doc: Geometric mean of bpref over topics, floored at 1e-5.
 CREATE OR REPLACE MACRO m_gm_bpref() AS TABLE
-SELECT run_id, topic, greatest(value, 0.00001) AS value FROM m_bpref();
+SELECT run_id, topic, gm_bpref AS value FROM ev_bpref_values();
 
 -- measure: bpref-10
 -- dialect: irw

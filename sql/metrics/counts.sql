@@ -8,9 +8,10 @@
 -- order: 1
 -- summary: sum
 -- per_topic: false
+-- shares: ev_set_values
 -- doc: Number of topics evaluated (trec_eval num_q).
 CREATE OR REPLACE MACRO m_num_q() AS TABLE
-SELECT run_id, topic, 1.0 AS value FROM ev_base();
+SELECT run_id, topic, num_q AS value FROM ev_set_values();
 
 -- measure: num_ret
 -- dialect: trec_eval
@@ -19,9 +20,10 @@ SELECT run_id, topic, 1.0 AS value FROM ev_base();
 -- order: 2
 -- summary: sum
 -- integer: true
+-- shares: ev_set_values
 -- doc: Number of documents retrieved (after -M and -J).
 CREATE OR REPLACE MACRO m_num_ret() AS TABLE
-SELECT run_id, topic, CAST(num_ret AS DOUBLE) AS value FROM ev_base();
+SELECT run_id, topic, num_ret AS value FROM ev_set_values();
 
 -- measure: num_rel
 -- dialect: trec_eval
@@ -30,11 +32,12 @@ SELECT run_id, topic, CAST(num_ret AS DOUBLE) AS value FROM ev_base();
 -- order: 3
 -- summary: num_rel
 -- integer: true
+-- shares: ev_set_values
 -- doc: Number of relevant judged documents R (level >= -l threshold). Summary: the sum over
 --      topics; with -c, the number of judgments with level > 0 in the whole qrels, whatever -l
 --      (trec_eval's te_calc_avg_num_rel; context.sql, section summary).
 CREATE OR REPLACE MACRO m_num_rel() AS TABLE
-SELECT run_id, topic, CAST(num_rel AS DOUBLE) AS value FROM ev_base();
+SELECT run_id, topic, num_rel AS value FROM ev_set_values();
 
 -- measure: num_rel_ret
 -- dialect: trec_eval
@@ -43,12 +46,10 @@ SELECT run_id, topic, CAST(num_rel AS DOUBLE) AS value FROM ev_base();
 -- order: 4
 -- summary: sum
 -- integer: true
+-- shares: ev_set_values
 -- doc: Number of relevant documents retrieved.
 CREATE OR REPLACE MACRO m_num_rel_ret() AS TABLE
-SELECT b.run_id, b.topic, CAST(coalesce(x.n, 0) AS DOUBLE) AS value
-FROM ev_base() b
-LEFT JOIN (SELECT run_id, topic, count(*) AS n FROM ev_ranked WHERE is_rel
-           GROUP BY run_id, topic) x ON x.run_id = b.run_id AND x.topic = b.topic;
+SELECT run_id, topic, num_rel_ret AS value FROM ev_set_values();
 
 -- measure: num_nonrel_judged_ret
 -- dialect: trec_eval
@@ -56,9 +57,7 @@ LEFT JOIN (SELECT run_id, topic, count(*) AS n FROM ev_ranked WHERE is_rel
 -- order: 33
 -- summary: sum
 -- integer: true
+-- shares: ev_set_values
 -- doc: Number of judged non-relevant documents retrieved (0 <= level < threshold).
 CREATE OR REPLACE MACRO m_num_nonrel_judged_ret() AS TABLE
-SELECT b.run_id, b.topic, CAST(coalesce(x.n, 0) AS DOUBLE) AS value
-FROM ev_base() b
-LEFT JOIN (SELECT run_id, topic, count(*) AS n FROM ev_ranked WHERE rel >= 0 AND NOT is_rel
-           GROUP BY run_id, topic) x ON x.run_id = b.run_id AND x.topic = b.topic;
+SELECT run_id, topic, num_nonrel_judged_ret AS value FROM ev_set_values();
