@@ -39,15 +39,11 @@ def cached(name: str, folder: Path, sources: list[Path], build: Callable[[], obj
     except OSError:                  # a file went missing: let build() report it
         return build()
     path = folder / "__pycache__" / f"irw-{name}.pickle"
-    try:
-        with open(path, "rb") as f:
-            kept_stamp, value = pickle.load(f)
-        if kept_stamp == stamp:
-            return value
-    except Exception:               # no cache yet, or one from another version: parse again
-        pass
+    kept = _load(path)
+    if kept is not None and kept[0] == stamp:
+        return kept[1]
     value = build()
-    import tempfile                 # (only here: importing it costs 2 ms)
+    import tempfile  # (only here: importing it costs 2 ms)
     try:
         path.parent.mkdir(exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
@@ -62,3 +58,14 @@ def cached(name: str, folder: Path, sources: list[Path], build: Callable[[], obj
     except OSError:                 # a read-only installation: parse in every process
         pass
     return value
+
+
+def _load(path: Path) -> tuple | None:
+    """(stamp, value) kept at `path`; None when there is none, or it cannot be read back (any
+    failure of unpickling a file of another version or a torn one: parse again)."""
+    try:
+        with open(path, "rb") as f:
+            kept = pickle.load(f)
+    except Exception:  # noqa: BLE001 (whatever the unpickling raises, the files are parsed)
+        return None
+    return kept if isinstance(kept, tuple) and len(kept) == 2 else None

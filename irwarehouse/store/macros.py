@@ -229,8 +229,8 @@ def _stored_rows(ctes: list[tuple[str, str]], resolved: set[str],
             options = ", ".join(option(a) for a in ("relevance_level", "judged_only",
                                                     "sort_order", "trec_eval_version"))
             out.append(("ev_stored_rows_runs", f"FROM ev_relevant_runs({options})"))
-            out.append(("ev_slow_runs", "SELECT run_id FROM ev_runs WHERE run_id NOT IN "
-                                        "(SELECT run_id FROM ev_stored_rows_runs)"))
+            out.append(("ev_slow_runs", ("SELECT run_id FROM ev_runs WHERE run_id NOT IN "
+                                         "(SELECT run_id FROM ev_stored_rows_runs)")))
             # the judgments the window plan joins with the runs it ranks: none when every
             # run's rows are stored (a hash table of every judgment otherwise, built for an
             # empty probe: 0.01 s of each call over bench's campaign)

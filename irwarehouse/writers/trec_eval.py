@@ -68,7 +68,7 @@ def trec_eval_text(result: EvalResult, *, per_topic: bool) -> str:
                 kind = kinds[measure]
                 if kind.text:
                     text = f"'{text}'"
-                elif kind.integer or value is None or value != value:
+                elif kind.integer or value is None or math.isnan(value):
                     text = _format_value(value, kind.integer)
                 else:
                     text = f"{value:6.4f}"          # _format_value of a number, inline

@@ -209,7 +209,7 @@ def test_a_number_that_the_cast_alone_would_read_is_refused_in_a_batch(tmp_path,
     runs = []
     for i in range(5):
         path = tmp_path / f"run.{i}"
-        path.write_text(f"1 Q0 a 1 2.0 r\n1 Q0 b 2 1.0 r\n" + (line + "\n" if i == 2 else ""))
+        path.write_text("1 Q0 a 1 2.0 r\n1 Q0 b 2 1.0 r\n" + (line + "\n" if i == 2 else ""))
         runs.append(path)
     result = CliRunner().invoke(app, ["eval", str(qrels), *map(str, runs), "-m", "map"])
     assert result.exit_code == 1, result.output
