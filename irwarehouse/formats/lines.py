@@ -18,6 +18,8 @@ same answer:
 
 from __future__ import annotations
 
+import mmap
+import os
 import re
 import sys
 from pathlib import Path
@@ -337,3 +339,25 @@ def duckdb_compression(paths) -> str:
     except OSError:
         return "auto"                   # the reader names the problem
     return "gzip" if heads and all(h == GZIP_MAGIC for h in heads) else "auto"
+
+
+def absent_bytes(paths: list[str], needles: tuple[bytes, ...]) -> list[bool]:
+    """For each of `needles` (single bytes), whether no (uncompressed) file of `paths` holds
+    it: one memchr scan of each file per needle still unseen (0.01 s for 220 MB). A gzipped
+    file is not scanned, nor one that cannot be mapped: every needle may be in it (the read
+    then checks every row, and reports what is wrong with the file)."""
+    absent = [True] * len(needles)
+    for path in paths:
+        try:
+            with open(path, "rb") as f:
+                if f.read(2) == b"\x1f\x8b":
+                    return [False] * len(needles)
+                if os.fstat(f.fileno()).st_size == 0:
+                    continue
+                with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
+                    absent = [a and m.find(n) < 0 for a, n in zip(absent, needles)]
+        except (OSError, ValueError):
+            return [False] * len(needles)
+        if not any(absent):
+            break
+    return absent

@@ -26,7 +26,6 @@ there too, and DuckDB's checks send the file to the regex path as for spaces.
 from __future__ import annotations
 
 import gzip
-import mmap
 import os
 import tempfile
 from collections.abc import Callable
@@ -36,7 +35,7 @@ from typing import TypeVar
 
 import duckdb
 
-from .lines import LINE_LIMIT, duckdb_compression
+from .lines import LINE_LIMIT, absent_bytes, duckdb_compression
 
 # (irwarehouse.formats.trec calls this module; it passes its single-space test of a large file,
 # trec.file_facts, as `plain`, so that the two modules do not import each other.)
@@ -112,13 +111,11 @@ class Sources(list):
 
 def _tab_separated(path: Path) -> bool:
     """Whether an uncompressed file separates its fields by tabs alone: it has a tab, and no
-    space, form feed or vertical tab (memchr scans of the mapped file; the caller's byte scan,
-    trec.file_facts, has refused lone carriage returns and control characters already)."""
-    with open(path, "rb") as f:
-        if f.read(2) == b"\x1f\x8b" or os.fstat(f.fileno()).st_size == 0:
-            return False
-        with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
-            return m.find(b"\t") >= 0 and all(m.find(c) < 0 for c in (b" ", b"\x0b", b"\x0c"))
+    space, form feed or vertical tab (lines.absent_bytes: memchr scans of the mapped file; the
+    caller's byte scan, trec.file_facts, has refused lone carriage returns and control
+    characters already; a gzipped file, whose bytes it does not scan, is never one)."""
+    tab, space, vt, ff = absent_bytes([str(path)], (b"\t", b" ", b"\x0b", b"\x0c"))
+    return not tab and space and vt and ff
 
 
 @contextmanager
