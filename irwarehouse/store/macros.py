@@ -162,7 +162,8 @@ def _context(relations, params: list[tuple[str, str, str]], resolved: set[str],
     types = {name: sql_type for name, sql_type, _ in params}
     args = ", ".join(["campaign AS call_campaign", "qrels AS call_qrels", "run AS call_run"]
                      + [f"{n} AS call_{n}" for n, _, _ in params if n in resolved])
-    ctes = [("ev_args", f"SELECT {args}"), ("ev_call", _resolved(params, resolved))]
+    ctes = [("ev_args", f"SELECT {args}"), ("ev_call", _checked(_resolved(params, resolved),
+                                                                types, resolved))]
     scope = {"ev_scope": "(SELECT ev_call.campaign_name FROM ev_call), "
                          "(SELECT ev_call.qrels_name FROM ev_call)",
              "ev_runs": "(SELECT ev_call.run_name FROM ev_call)"}
@@ -191,6 +192,19 @@ _RELEVANT_ROW_CONTEXT = frozenset({"ev_scope", "ev_runs", "ev_judgment", "ev_top
                                    "ev_lists"})
 
 
+_RANKING_OPTIONS = ("sort_order", "trec_eval_version", "max_docs")
+
+
+def _checked(call: str, types: dict, resolved: set[str]) -> str:
+    """ev_call's body with the ranking options checked (ev_check_ranking) on its one row, so
+    that an invalid option fails every call. Checked only where the rows are ranked, the check
+    never ran when the option itself left no row to check (max_docs := -1 gave every list 0)."""
+    if not all(name in types and name in resolved for name in _RANKING_OPTIONS):
+        return call
+    values = ", ".join(f"c.value_{name}" for name in _RANKING_OPTIONS)
+    return f"SELECT * FROM ({call}) c WHERE ev_check_ranking({values})"
+
+
 def _of_call(expression: str) -> str:
     """A value of the resolved call (ev_call's one row) as a scalar subquery."""
     return f"(SELECT {expression} FROM ev_call)"
@@ -203,9 +217,9 @@ def _stored_rows(ctes: list[tuple[str, str]], resolved: set[str],
     resolved options are -l 1, no -J, trec_eval 9's score order), and to rank the others
     (ev_slow_runs) as before.
 
-    - ev_call checks the ranking options (ev_check_ranking) once: the stored rows would take
-      them unchecked otherwise (max_docs := -1 gave every list 0), and the others' ranking
-      takes them unchecked (ev_full_ranked_plans; each derived option one scalar subquery).
+    - ev_call has checked the ranking options (_checked), so the stored rows take them as
+      they are, and so does the others' ranking (ev_full_ranked_plans; each derived option
+      one scalar subquery).
     - ev_full_ranked, the copy of judged_row's rows, is built for the other runs only (a nested
       ev_runs names them, and ev_judgment is empty when there are none), so over a stored
       campaign nothing of judged_row is read; ev_ranked stays the others' ranking for the
@@ -222,10 +236,7 @@ def _stored_rows(ctes: list[tuple[str, str]], resolved: set[str],
              ("sort_order", "trec_eval_version", "max_docs")}
     out = []
     for name, body in ctes:
-        if name == "ev_call":
-            body = (f"SELECT * FROM ({body}) c WHERE ev_check_ranking(c.value_sort_order, "
-                    "c.value_trec_eval_version, c.value_max_docs)")
-        elif name == "ev_full_ranked":
+        if name == "ev_full_ranked":
             options = ", ".join(option(a) for a in ("relevance_level", "judged_only",
                                                     "sort_order", "trec_eval_version"))
             out.append(("ev_stored_rows_runs", f"FROM ev_relevant_runs({options})"))
