@@ -133,10 +133,16 @@ def _sha256(path: Path) -> str:
     copy into Python's memory, and hashlib lets go of the GIL meanwhile (stage_runs_bulk hashes
     in a thread while DuckDB reads)."""
     with open(path, "rb") as f:
-        if os.fstat(f.fileno()).st_size == 0:
-            return hashlib.sha256().hexdigest()
-        with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
-            return hashlib.sha256(m).hexdigest()
+        if os.fstat(f.fileno()).st_size > 0:
+            try:
+                with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
+                    return hashlib.sha256(m).hexdigest()
+            except (ValueError, OSError):       # a file that cannot be mapped: read it
+                pass
+        h = hashlib.sha256()            # an empty file, or one whose size says nothing
+        for block in iter(lambda: f.read(1 << 24), b""):
+            h.update(block)
+        return h.hexdigest()
 
 
 def _plain(path: Path) -> bool:
