@@ -180,8 +180,13 @@ def _one_thread(con: duckdb.DuckDBPyConnection):
     con.execute("SET threads = 1")
     try:
         yield
-    finally:
-        con.execute(f"SET threads = {int(old)}")
+    except BaseException:
+        try:                        # the ingest's own error is the one to report
+            con.execute(f"SET threads = {int(old)}")
+        except duckdb.Error:        # a connection DuckDB invalidated (a disk full)
+            pass
+        raise
+    con.execute(f"SET threads = {int(old)}")
 
 
 def _reader() -> duckdb.DuckDBPyConnection:
