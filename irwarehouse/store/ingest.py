@@ -419,15 +419,22 @@ def _insert_rows(con: duckdb.DuckDBPyConnection, stage: duckdb.DuckDBPyConnectio
     """INSERT the staged rows of the files with a run id (`ids`, `firsts`: run_id and first
     rowid by fi) into run_row, with their score_rank `ranks` (numpy, in rowid order, paired
     with the rows by a positional join: no join on keys)."""
-    from .ranks import int64_table
+    import numpy as np
 
-    select = """
-        SELECT CAST($ids[s.fi] AS INTEGER) AS run_id, s.topic, s.doc, s.score, s.rank,
+    # every staged file stored under consecutive ids (a folder without skipped files): the run
+    # id is the file's number moved, and no row is left out (no lookup, no filter per row)
+    offset = ids[0] - 1 if None not in ids and ids == list(range(ids[0], ids[0] + len(ids))) \
+        else None
+    run_id = "CAST(" + ("$ids[s.fi]" if offset is None else "s.fi + $offset") + " AS INTEGER)"
+    select = f"""
+        SELECT {run_id} AS run_id, s.topic, s.doc, s.score, s.rank,
                s.rowid - $firsts[s.fi] AS file_order, k.r AS score_rank
         FROM stage_runs s POSITIONAL JOIN irw_score_rank k
-        WHERE $ids[s.fi] IS NOT NULL"""
-    params = {"ids": ids, "firsts": firsts}
-    stage.register("irw_score_rank", int64_table(r=ranks))
+        {'WHERE $ids[s.fi] IS NOT NULL' if offset is None else ''}"""
+    params = {"firsts": firsts, **({"ids": ids} if offset is None else {"offset": offset})}
+    # the ranks as score_ranks made them (32-bit while they fit; stored as BIGINT): a copy to
+    # 64 bits cost 40 MB and its page faults at 5M rows
+    stage.register("irw_score_rank", {"r": np.ascontiguousarray(ranks)})
     try:
         if stage is con:
             con.execute("INSERT INTO run_row (run_id, topic, doc, score, rank, file_order, "

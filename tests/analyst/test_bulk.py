@@ -213,3 +213,44 @@ def test_a_folder_read_in_batches_stopped_in_its_last_batch_leaves_nothing(
     monkeypatch.setattr(bulk, "_stage_folder", read)
     with W(wh) as w:
         assert len(bulk.ingest_folder(w.con, run_folder, "c").stored) == 3
+
+
+def test_digests_of_a_folder_are_the_files_own_and_threads_come_back(run_folder, tmp_path,
+                                                                     batches):
+    """The sha256 stored for each file is that of its bytes (hashlib over the file, here
+    independent of the reader, which hashes in a thread while DuckDB reads on one), and the
+    connection's DuckDB threads setting is what it was before the ingest, after a failed one
+    too."""
+    import hashlib
+    with Warehouse(tmp_path / "wh.duckdb") as wh:
+        wh.con.execute("SET threads = 2")
+        assert len(bulk.ingest_folder(wh.con, run_folder, "c").stored) == 3
+        assert wh.con.execute("SELECT current_setting('threads')").fetchone()[0] == 2
+        got = dict(wh.con.execute("SELECT source_path, sha256 FROM run").fetchall())
+        (run_folder / "teamD-bad.run").write_text("1 Q0 d1 1 0.5 x\n1 Q0 d2 2 nan x\n")
+        with pytest.raises(Exception, match="teamD-bad.run:2"):
+            bulk.ingest_folder(wh.con, run_folder, "d")
+        assert wh.con.execute("SELECT current_setting('threads')").fetchone()[0] == 2
+    assert got == {str(p.resolve()): hashlib.sha256(p.read_bytes()).hexdigest()
+                   for p in run_folder.glob("team[ABC]*")}
+
+
+def test_a_file_that_cannot_be_hashed_stores_nothing(run_folder, tmp_path, monkeypatch,
+                                                     batches):
+    """A file whose bytes cannot be read for its digest (here the hashing made to fail for
+    one file) is reported by name and nothing is stored: the folder's read, whose digests
+    come from a thread, falls back to the file-by-file reader, which reports it."""
+    from irwarehouse.errors import IrwError
+    from irwarehouse.formats import trec
+    hashed = trec._sha256
+
+    def failing(path):
+        if path.name.startswith("teamB"):
+            raise OSError(5, "Input/output error")
+        return hashed(path)
+    monkeypatch.setattr(trec, "_sha256", failing)
+    trec._FACTS_CACHE.clear()
+    wh = tmp_path / "wh.duckdb"
+    with Warehouse(wh) as w, pytest.raises(IrwError, match="teamB-.*cannot read"):
+        bulk.ingest_folder(w.con, run_folder, "c")
+    assert _runs(wh) == [] and _campaigns(wh) == []

@@ -170,3 +170,22 @@ def test_duplicate_check_compares_keys_when_hashes_repeat(small_table):
     for hashed in ("hash(fi, doc)", "CAST(0 AS UBIGINT)", "hash(fi, doc) % 2"):
         assert not _has_duplicate_keys(con, "distinct_keys", "fi, doc", hashed, small_table)
         assert _has_duplicate_keys(con, "twice", "fi, doc", hashed, small_table)
+
+
+def test_sha256_of_a_file_is_hashlibs_of_its_bytes(tmp_path):
+    """The digest recorded for a file (hashed from its mapping, or read when it cannot be
+    mapped: an empty file) is the sha256 of its bytes as stored, gzipped ones too; the empty
+    file's is the well-known e3b0c442...b855."""
+    import hashlib
+
+    from irwarehouse.formats.trec import _sha256
+    plain = tmp_path / "run"
+    plain.write_bytes(b"1 Q0 d1 1 0.5 x\n" * 1000)
+    packed = tmp_path / "run.gz"
+    packed.write_bytes(gzip.compress(plain.read_bytes()))
+    empty = tmp_path / "empty"
+    empty.write_bytes(b"")
+    for path in (plain, packed):
+        assert _sha256(path) == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert _sha256(empty) == ("e3b0c44298fc1c149afbf4c8996fb924"
+                              "27ae41e4649b934ca495991b7852b855")
