@@ -68,8 +68,8 @@ for path in sys.argv[2:3]:
 
 
 # Where the time of `irw eval -m map -m P.10 QRELS RUN` goes, step by step in one process, as
-# the CLI runs it (irwarehouse.cli.fast -> eval_cmd -> api.evaluate_files, engine.files): CPU and
-# wall seconds.
+# the CLI runs it (irwarehouse.cli.fast -> eval_body -> api.evaluate_files, engine.files, without
+# typer since issue 32's third stop): CPU and wall seconds.
 STEPS_SCRIPT = r"""
 import json, sys, time
 marks = []
@@ -77,8 +77,7 @@ def mark(label):
     marks.append((label, time.process_time(), time.perf_counter()))
 mark("start")
 import duckdb; mark("import duckdb")
-import typer; mark("import typer")
-import irwarehouse.cli.fast, irwarehouse.cli.eval; mark("import irwarehouse.cli (eval only)")
+import irwarehouse.cli.fast, irwarehouse.cli.eval_body; mark("import irwarehouse.cli (eval's body)")
 from irwarehouse.api import Warehouse
 from irwarehouse.engine.evaluate import EvalOptions, evaluate
 from irwarehouse.writers import render; mark("import engine, writers")

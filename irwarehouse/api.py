@@ -21,7 +21,7 @@ from .measures import NtcirSettings, parse_measures, wants_runid
 from .store import ingest as _ingest
 from .store import lookup as _lookup
 from .store.connection import close as close_connection
-from .store.connection import connect, fit_threads
+from .store.connection import connect, fit_threads, leave_to_exit
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -418,7 +418,8 @@ def evaluate_files(qrels: str | Path, runs: list[str | Path], measures: list[str
     Warehouse.evaluate."""
     options = options or EvalOptions()
     requests = parse_measures(measures, version=options.version, ntcir=ntcir)
-    with Warehouse(None, macros=False, lean=True) as wh:
+    wh = Warehouse(None, macros=False, lean=True)
+    try:
         fit_threads(wh.con, [qrels, *runs])
         qid = wh.ingest_qrels(qrels, "files", fmt=qrels_format)
         if intents is not None:
@@ -438,7 +439,12 @@ def evaluate_files(qrels: str | Path, runs: list[str | Path], measures: list[str
         finally:
             files.close()
         result.runid = wants_runid(measures)
-        return result.with_arrow() if arrow else result
+    except BaseException:               # the error under way is the one to report
+        close_connection(wh.con, checkpoint=False)
+        raise
+    if not leave_to_exit(wh.con):       # the `irw` process ends right after: its exit frees it
+        wh.close()
+    return result.with_arrow() if arrow else result
 
 
 @checked

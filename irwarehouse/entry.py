@@ -5,9 +5,17 @@ traceback of the import under way."""
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import sys
+
+# Python's cyclic garbage collector runs every 700 new container objects by default. Starting
+# `irw eval QRELS RUN` makes about 40,000 (the modules of duckdb and irw, their functions and
+# classes), which cost ~50 collections and 4-7 ms of CPU while freeing a few hundred objects
+# (issue 32 target 1, bench/README.md); a process of one command collects every 100,000 instead
+# (still every so often in a long command, for cycles it leaves behind).
+GC_THRESHOLD = 100_000
 
 
 def _early_interrupt(signum, frame) -> None:
@@ -43,6 +51,10 @@ def main() -> None:
         cli_main()
         return
     signal.signal(signal.SIGINT, _early_interrupt)
+    # the process is this command's: collect less often, and leave to os._exit what it frees
+    gc.set_threshold(GC_THRESHOLD, *gc.get_threshold()[1:])
+    from .store import lifetime
+    lifetime.ONE_COMMAND["on"] = True
     from .cli import main as cli_main
     try:
         cli_main()

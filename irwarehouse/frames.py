@@ -69,7 +69,7 @@ def _pandas():
 
 
 def _sniffed(path, names: list[str]) -> str:
-    """A qrels file's format as `irw eval` reads it (cli.eval._eval_files)."""
+    """A qrels file's format as `irw eval` reads it (cli.eval_body._eval_files)."""
     from .formats.sniff import sniff_qrels_format
     from .request.layouts import LAYOUTS, wants_diversity
     return sniff_qrels_format(path, diversity=wants_diversity(LAYOUTS["trec_eval"], names, None))

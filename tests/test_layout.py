@@ -120,3 +120,26 @@ def test_every_package_has_its_layer_rule():
     """A new package gets a line in FORBIDDEN (and in docs/architecture.md)."""
     packages = {p.parent.name for p in PACKAGE.glob("*/__init__.py")}
     assert packages - {"cli"} <= set(FORBIDDEN), packages - {"cli"} - set(FORBIDDEN)
+
+
+# the modules `irw eval QRELS RUN` runs without typer (cli/fast.py parses it; issue 32 target 1):
+# none imports typer at module level, nor a module that declares commands for typer (those
+# import it), even inside a function; plain.echo_err asks typer itself only for what it does
+# differently (tests/cli/test_fast.py runs the path and checks sys.modules)
+TYPER_FREE = ("irwarehouse.cli.plain", "irwarehouse.cli.eval_body", "irwarehouse.cli.optionspec")
+TYPER_DECLARATIONS = {"irwarehouse.cli.common", "irwarehouse.cli.eval", "irwarehouse.cli.options",
+                      "irwarehouse.cli.commands"}
+
+
+def test_the_everyday_body_is_typer_free():
+    imports = _imports()
+    for module in TYPER_FREE:
+        assert not imports[module] & TYPER_DECLARATIONS, (module, imports[module])
+        tree = ast.parse((REPO / (module.replace(".", "/") + ".py")).read_text(encoding="utf-8"))
+        top = {a.name.split(".")[0] for node in tree.body if isinstance(node, ast.Import)
+               for a in node.names}
+        top |= {(node.module or "").split(".")[0] for node in tree.body
+                if isinstance(node, ast.ImportFrom) and not node.level}
+        assert not top & {"typer", "click"}, module
+    assert not (imports["irwarehouse.cli.fast"] - {"irwarehouse.cli.common"}) & \
+        TYPER_DECLARATIONS     # common only for `irw sql`, which typer's declaration runs

@@ -1,7 +1,8 @@
 """The `irw` command: one module per command group (irwarehouse/cli/*.py), registered on the
-app by commands.py, their shared apps, options and guard in common.py. Heavy imports (duckdb,
-pyarrow) happen inside the commands so that `irw --help` stays fast; this package imports
-nothing itself, so that `irw eval QRELS RUN` (cli/fast.py) imports only its own command."""
+app by commands.py, their shared typer apps and options in common.py, what their bodies share
+without typer (the choices, the guard) in plain.py. Heavy imports (duckdb, pyarrow) happen
+inside the commands so that `irw --help` stays fast; this package imports nothing itself, so
+that `irw eval QRELS RUN` (cli/fast.py) imports only its own body (eval_body.py), not typer."""
 
 from __future__ import annotations
 

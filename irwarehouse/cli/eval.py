@@ -1,10 +1,10 @@
 """`irw eval` (trec_eval, ndeval and NTCIREVAL on files or a stored campaign) and
-`irw measures`. The evaluation options come from their one declaration (cli/options.py); the
-layout from request/layouts.py; the campaign's part of the request from request/evaluation.py."""
+`irw measures`: their typer declarations. The evaluation options come from their one
+declaration (cli/options.py); irw eval's body, and its parameters' defaults, are
+eval_body.py's (typer-free, so that cli/fast.py runs the everyday command without typer)."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -14,7 +14,6 @@ from typer.core import TyperCommand
 from .common import (
     DigitsOpt,
     DiversityKind,
-    Engine,
     EngineOpt,
     Format,
     PercentOpt,
@@ -23,13 +22,10 @@ from .common import (
     SparkMasterOpt,
     WarehouseOpt,
     _guard,
-    choices,
-    _progress_bar,
     app,
-    note,
-    open_warehouse,
-    paper_style,
+    declared,
 )
+from .eval_body import CiMethod, eval_body
 from .options import evaluation_options
 
 FilesArg = Annotated[list[Path] | None, typer.Argument(
@@ -68,7 +64,6 @@ LengthsOpt = Annotated[Path | None, typer.Option(
 CharsOpt = Annotated[Path | None, typer.Option(help="Document lengths in characters "
                                                "(docno<TAB>chars) for the U-measure with QRELS "
                                                "RUN files.")]
-CiMethod = choices("CiMethod", "t", "bootstrap")
 CiOpt = Annotated[CiMethod | None, typer.Option(
     "--ci", help="A 95% confidence interval beside each run's mean (columns ci_low, ci_high "
     "of -f tsv, csv, json): --ci alone t-based, --ci bootstrap the percentile bootstrap "
@@ -103,137 +98,20 @@ class _OptionalValueCommand(TyperCommand):
 
 @app.command("eval", cls=_OptionalValueCommand)
 @evaluation_options()
-def eval_cmd(files: FilesArg = None, measure: MeasureOpt = None, query: QueryOpt = False,
-             fmt: FormatOpt = Format.trec_eval, qrels_format: QrelsFormatOpt = None,
-             keep_first: KeepFirstOpt = False, campaign: CampaignOpt = None,
-             run: RunOpt = None, store: StoreOpt = False, warehouse: WarehouseOpt = None,
-             alpha: AlphaOpt = None, beta: BetaOpt = None, diversity: DiversityOpt = None,
-             intents: IntentsOpt = None, gamma: GammaOpt = None, doclengths: LengthsOpt = None,
-             doclengths_chars: CharsOpt = None, engine: EngineOpt = Engine.duckdb,
-             spark_master: SparkMasterOpt = None, data: SparkDataOpt = None,
-             digits: DigitsOpt = None, percent: PercentOpt = False, ci: CiOpt = None, *,
-             settings):
+@declared(eval_body, files=FilesArg, measure=MeasureOpt, query=QueryOpt, fmt=FormatOpt,
+          qrels_format=QrelsFormatOpt, keep_first=KeepFirstOpt, campaign=CampaignOpt,
+          run=RunOpt, store=StoreOpt, warehouse=WarehouseOpt, alpha=AlphaOpt, beta=BetaOpt,
+          diversity=DiversityOpt, intents=IntentsOpt, gamma=GammaOpt, doclengths=LengthsOpt,
+          doclengths_chars=CharsOpt, engine=EngineOpt, spark_master=SparkMasterOpt,
+          data=SparkDataOpt, digits=DigitsOpt, percent=PercentOpt, ci=CiOpt)
+def eval_cmd(**kwargs):
     """Evaluate runs, like trec_eval: `irw eval QRELS RUN -m map -m P.10` or `--campaign C`.
 
     `--format ntcireval` prints ntcir_eval's .nev (its full set when no -m is given), over the
     first 1000 documents (-M 1000) of every judged topic (-c), as NTCIREVAL. `--format latex`
     or `markdown`: a paper's runs x measures table, the best value in bold
     (docs/paper_tables.md)."""
-    def body():
-        from ..errors import IrwError
-        from ..request.layouts import layout_for, measure_names
-        style = paper_style(fmt.value, digits, percent)
-        if query and fmt.value in ("latex", "markdown"):
-            raise IrwError(f"--format {fmt.value} prints a paper's runs x measures table; -q "
-                           "(per-topic values) has no place in it")
-        kind = diversity.value if diversity else None
-        layout = layout_for(fmt.value, kind)
-        names = measure_names(layout, measure or [], kind=kind, cutoffs=settings.cutoffs,
-                              alpha=alpha, beta=beta, gamma=gamma)
-        request = {"layout": layout, "names": names, "settings": settings, "kind": kind}
-        if engine == Engine.spark:
-            result = _eval_spark(files, campaign, run, store, warehouse, data, spark_master,
-                                 **request)
-        elif spark_master or data:
-            raise IrwError("--spark-master and --data are for --engine spark")
-        elif campaign:
-            if files or intents is not None or doclengths or doclengths_chars:
-                raise IrwError(_FILES_ONLY)
-            result = _eval_campaign(campaign, run, store, warehouse, **request)
-        else:
-            result = _eval_files(files, store, qrels_format, keep_first, intents, doclengths,
-                                 doclengths_chars, **request)
-        method = ci.value if ci else None
-        if method:
-            note(layout.ci_note(method))
-        sys.stdout.write(layout.render(result, per_topic=query, style=style, ci=method))
-    _guard(body)
-
-
-_FILES_ONLY = ("give either QRELS RUN files or --campaign, not both (--intents and "
-               "--doclengths are for files; store a campaign's with `irw ingest intents` and "
-               "`irw ingest doclengths`)")
-
-
-def _eval_campaign(campaign, runs, store, warehouse, *, layout, names, settings, kind):
-    """A stored campaign, under the request's settings over its profile."""
-    from ..engine.checks import check_evaluation
-    from ..request.evaluation import evaluate, scope
-    with open_warehouse(warehouse, create=False, macros=False) as wh:
-        where = scope(wh.con, campaign, settings, presets=layout.presets, measures=names)
-        if where.worth_naming and where.qrels is not None:
-            note(f"evaluated with {where.describe()}"
-                 + (f"; see `irw campaign show {campaign}`" if where.from_profile else ""))
-        result = evaluate(wh.con, where, names, runs=runs, store=store,
-                          progress=_progress_bar("evaluating"), gcompute=layout.gcompute,
-                          prefer=layout.ntcir_names, diversity=kind is not None)
-        check_evaluation(result, empty_is_error=not layout.rows_when_empty)
-    return result
-
-
-def _eval_files(files, store, qrels_format, keep_first, intents, doclengths, doclengths_chars,
-                *, layout, names, settings, kind):
-    """QRELS RUN [RUN ...] files, in a private in-memory warehouse."""
-    from contextlib import nullcontext
-
-    from ..api import evaluate_files
-    from ..engine.checks import check_evaluation
-    from ..errors import IrwError
-    from ..formats.sniff import format_named, sniff_qrels_format
-    from ..request.layouts import wants_diversity
-    if not files or len(files) < 2:
-        raise IrwError("usage: irw eval QRELS RUN [RUN ...] (or --campaign NAME)")
-    if store:
-        raise IrwError("--store needs --campaign (files are evaluated without a warehouse)")
-    if settings.qrels is not None:
-        raise IrwError("--qrels names a stored qrels of --campaign; with files, the first "
-                       "file is the qrels")
-    from ..formats.irds import dataset_id
-    irds = dataset_id(files[0]) is not None       # irds:ID, an ir_datasets dataset's qrels
-    if irds and qrels_format:
-        raise IrwError("--qrels-format does not apply to irds: qrels (the dataset's qrels "
-                       "type, ad hoc or diversity, decides)")
-    qformat = qrels_format.value if qrels_format else "qrels" if irds else sniff_qrels_format(
-        files[0], diversity=wants_diversity(layout, names, kind))
-    with nullcontext() if qrels_format or irds else format_named(files[0], qformat):
-        result = evaluate_files(
-            files[0], files[1:], names, options=settings.eval_options(**layout.presets),
-            qrels_format=qformat, keep_first=keep_first, intents=intents,
-            ntcir=settings.ntcir(prefer=layout.ntcir_names, diversity=kind is not None),
-            doclengths=doclengths, doclengths_chars=doclengths_chars,
-            progress=_progress_bar("evaluating"), gcompute=layout.gcompute, arrow=False)
-    check_evaluation(result, empty_is_error=not layout.rows_when_empty)
-    return result
-
-
-def _eval_spark(files, campaign, runs, store, warehouse, data, master, *, layout, names,
-                settings, kind):
-    """`irw eval --engine spark`: a stored campaign (or an export of one, with the profile it
-    carries) evaluated on Spark."""
-    from ..errors import IrwError
-    from ..spark.commands import eval_spark
-    from .common import _warehouse_path
-    if files or layout.gcompute:
-        raise IrwError("--engine spark evaluates a stored campaign (--campaign C, --data DIR), "
-                       "in any layout but --format ntcireval")
-    if campaign and data is None:
-        from ..request.evaluation import scope
-        with open_warehouse(warehouse, create=False, macros=False) as wh:
-            where = scope(wh.con, campaign, settings, presets=layout.presets)
-        if where.from_profile:
-            note(f"evaluated with {where.describe()}; see `irw campaign show {campaign}`")
-        settings = where.settings
-    elif data is not None:              # the profile the export carries
-        from ..spark.export import exported_profile
-        profile = exported_profile(data, campaign)
-        if not profile.empty:
-            note(f"evaluated with the exported campaign's profile: {profile.flags()}")
-        settings = settings.over(profile)
-    return eval_spark(campaign=campaign, measure_names=names,
-                      opts=settings.eval_options(**layout.presets), runs=runs,
-                      qrels=settings.qrels, store=store, warehouse=_warehouse_path(warehouse),
-                      data=data, master=master, ntcir=settings.ntcir(diversity=kind is not None),
-                      progress=_progress_bar("evaluating on Spark"))
+    eval_body(**kwargs)
 
 
 @app.command()

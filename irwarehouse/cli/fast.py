@@ -36,8 +36,8 @@ class Spec:
 
 def _eval_spec() -> Spec:
     """irw eval's own options, and the evaluation options from their declaration."""
-    from .common import Format, QrelsFormat
-    from .options import fast_spec
+    from .optionspec import fast_spec
+    from .plain import Format, QrelsFormat
     switches, values, ints, choices = fast_spec()
     return Spec(
         switches={"-q": ("query", True), "--store": ("store", True),
@@ -122,8 +122,7 @@ def _convert(command: str, spec: Spec, param: str, value: str):
     return value
 
 
-# the module that registers each command: the fast path imports it alone (cli/commands.py
-# imports every group)
+# the module that registers each command typer runs (cli/commands.py imports every group)
 _MODULES = {"eval": "eval", "sql": "analyst"}
 
 
@@ -138,9 +137,21 @@ def _function(command: str):
                            if (info.name or info.callback.__name__) == command))
 
 
+def _eval(**kwargs) -> None:
+    """`irw eval`'s body (eval_body.py) without typer, given what typer's two wrappers of the
+    command would have given it: --wait (common.add_wait_options) and the evaluation options
+    as one EvalSettings (options.evaluation_options)."""
+    from ..store.locking import set_default_wait
+    from .eval_body import eval_body
+    from .optionspec import take_settings
+    set_default_wait(kwargs.pop("wait", None))
+    settings = take_settings(kwargs)
+    eval_body(**kwargs, settings=settings)
+
+
 def main(argv: list[str]) -> bool:
-    """Run `irw [--debug] eval|sql ...` without typer when parse_args knows its arguments;
-    False (nothing done) otherwise."""
+    """Run `irw [--debug] eval|sql ...` without typer's parsing when parse_args knows its
+    arguments (`irw eval` without importing typer at all); False (nothing done) otherwise."""
     debug = argv[:1] == ["--debug"]
     words = argv[1:] if debug else argv
     if not words or words[0] not in COMMANDS:
@@ -148,10 +159,12 @@ def main(argv: list[str]) -> bool:
     kwargs = parse_args(words[0], words[1:])
     if kwargs is None:
         return False
-    import typer
-
-    from .common import DEBUG
+    from .plain import DEBUG
     DEBUG["on"] = debug
+    if words[0] == "eval":
+        _eval(**kwargs)
+        return True
+    import typer
     try:
         _function(words[0])(**kwargs)
     except typer.Exit as exc:

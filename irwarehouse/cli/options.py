@@ -1,32 +1,27 @@
 """The evaluation options of the commands, made from their one declaration
 (irwarehouse.options.OPTIONS): `@evaluation_options()` gives a command every option (or
 those named) as typer parameters, and hands the body their values as one EvalSettings, the
-`settings` argument; the fast parser of `irw eval` (cli/fast.py) reads the same rows."""
+`settings` argument (cli/optionspec.py: their Enums and EvalSettings without typer, which the
+fast parser of `irw eval`, cli/fast.py, reads too)."""
 
 from __future__ import annotations
 
 import functools
 import inspect
-from enum import Enum
 from typing import Annotated
 
 import typer
 
-from ..options import BY_FIELD, OPTIONS, Option, settings_of
+from ..options import BY_FIELD, OPTIONS, Option
+from .optionspec import CHOICES, take_settings
 
-
-def _choices(option: Option) -> type[Enum]:
-    return Enum(option.field.capitalize(), [(c, c) for c in option.choices], type=str)
-
-
-_CHOICES = {o.field: _choices(o) for o in OPTIONS if o.kind == "choice"}
 _TYPES = {"int": int, "bool": bool, "gains": str, "text": str, "name": str}
 
 
 def annotation(option: Option, flags: tuple[str, ...] | None = None):
     """The typer parameter of an option (None = not given: the profile, then the default,
     decides)."""
-    kind = _CHOICES[option.field] if option.kind == "choice" else _TYPES[option.kind]
+    kind = CHOICES[option.field] if option.kind == "choice" else _TYPES[option.kind]
     return Annotated[kind | None, typer.Option(*(flags or option.flags), help=option.help,
                                                show_default=False)]
 
@@ -48,8 +43,7 @@ def evaluation_options(*names: str, flags: dict[str, tuple[str, ...]] | None = N
 
         @functools.wraps(callback)
         def with_options(*args, **kwargs):
-            values = {field: kwargs.pop(name, None) for field, name in names.items()}
-            return callback(*args, settings=settings_of(**values), **kwargs)
+            return callback(*args, settings=take_settings(kwargs, names), **kwargs)
 
         params += [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None,
                                      annotation=kind) for name, kind in added.items()]
@@ -58,26 +52,6 @@ def evaluation_options(*names: str, flags: dict[str, tuple[str, ...]] | None = N
                                         if k != "settings"} | added
         return with_options
     return decorate
-
-
-def fast_spec() -> tuple[dict[str, tuple[str, object]], dict[str, str], set[str], dict]:
-    """What the fast parser knows of the options: switch flags -> (parameter, value), value
-    flags -> parameter, the integer parameters, and the choice parameters -> their Enum."""
-    switches, values, ints, choices = {}, {}, set(), {}
-    for option in OPTIONS:
-        for flag in option.flags:
-            if option.kind == "bool":
-                on, _, off = flag.partition("/")
-                switches[on] = (option.field, True)
-                if off:
-                    switches[off] = (option.field, False)
-            else:
-                values[flag] = option.field
-        if option.kind == "int":
-            ints.add(option.field)
-        if option.kind == "choice":
-            choices[option.field] = _CHOICES[option.field]
-    return switches, values, ints, choices
 
 
 # --qrels alone, for the commands that take no other evaluation option (pools, LOO, online)

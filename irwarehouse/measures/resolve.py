@@ -20,7 +20,6 @@ name as typed, a cutoff list spelled out (Q@k -> Q@10).
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass, field, replace
 
 from ..errors import MeasureError
@@ -342,6 +341,7 @@ def _suggestion(stem: str, text: str = "") -> str:
     """'; did you mean X?' with the catalog's names (every tool's spelling and alias) closest
     to `stem`, compared without case (alpha-ndcg -> alpha-nDCG), each with the rest of the
     text as given (its @cutoff or parameters); '' when none is close."""
+    import difflib  # (only here, for a name the catalog lacks: 1-2 ms in every process)
     by_lower: dict[str, str] = {}
     for _, n in sorted(names()):
         by_lower.setdefault(n.lower(), n)

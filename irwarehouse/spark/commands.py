@@ -1,6 +1,6 @@
 """What the commands of the Spark engine do: the bodies of `irw export campaign`,
 `irw eval --engine spark` and `irw sql --engine spark` (irwarehouse.cli.analyst and
-irwarehouse.cli.eval read the options and print). Heavy imports (duckdb, sqlglot, pyspark)
+irwarehouse.cli.eval_body read the options and print). Heavy imports (duckdb, sqlglot, pyspark)
 happen inside the functions, as everywhere behind the CLI."""
 
 from __future__ import annotations

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import math
 from operator import itemgetter
 
@@ -164,6 +163,7 @@ def delimited_text(result: EvalResult, *, per_topic: bool, delimiter: str,
 
 def json_text(result: EvalResult, *, per_topic: bool, ci: str | None = None) -> str:
     """JSON has no NaN (trec_eval's -nan of an empty list): it is written as null."""
+    import json  # (only here: the everyday trec_eval layout does not import it)
     rows = [{**row, "value": None if isinstance(row["value"], float) and math.isnan(row["value"])
              else row["value"]} for row in _rows(result, per_topic, ci)]
     return json.dumps(rows, indent=1, allow_nan=False) + "\n"

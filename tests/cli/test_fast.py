@@ -1,10 +1,12 @@
 """`irw eval` and `irw sql` without typer (irwarehouse/cli/fast.py): the values it hands the
 command function are the ones typer gives it for the same command line, and anything it does not
-know is left to typer."""
+know is left to typer; `irw eval` on that path imports no typer at all, and prints the same
+bytes on stdout and stderr, with the same exit code, as under typer."""
 
 from __future__ import annotations
 
 import io
+import subprocess
 import sys
 from contextlib import redirect_stdout
 
@@ -14,7 +16,7 @@ from typer.testing import CliRunner
 
 from irwarehouse.cli import app, main
 from irwarehouse.cli.fast import parse_args
-from tests.helpers.paths import TEST_DATA
+from tests.helpers.paths import REPO, TEST_DATA
 
 # parameters whose "not given" typer spells as an empty tuple and eval_cmd as None
 _LISTS = ("files", "measure", "run")
@@ -155,3 +157,80 @@ def test_sql_output_equals_typers(monkeypatch, tmp_path):
 def test_typer_still_parses_what_the_fast_path_leaves(monkeypatch):
     code, out = _run_main(monkeypatch, ["eval", "--help"])
     assert code == 0 and "Evaluate runs, like trec_eval" in out
+
+
+# -- the everyday path in a process of its own ------------------------------------------------
+QRELS, RUN = TEST_DATA / "trec_eval" / "qrels.test", TEST_DATA / "trec_eval" / "results.test"
+
+# what `irw eval QRELS RUN` parsed by fast.py does not import: typer (13-16 ms of CPU with its
+# click), the modules that declare the commands for typer, and what only they need (meta.render
+# for the tables of records, writers.paper for --format latex|markdown)
+NOT_IMPORTED = ("typer", "click", "irwarehouse.cli.common", "irwarehouse.cli.eval",
+                "irwarehouse.cli.options", "irwarehouse.cli.commands", "irwarehouse.meta.render",
+                "irwarehouse.writers.paper")
+
+_FAST = """
+import sys
+from irwarehouse.cli import main
+sys.argv = ["irw", *sys.argv[1:]]
+try:
+    main()
+finally:
+    sys.stdout.flush()
+    loaded = [m for m in {not_imported!r} if m in sys.modules]
+    sys.stderr.write(f"\\nLOADED {{loaded}}\\n")
+"""
+# the same command line through typer's parsing and declarations
+_TYPER = """
+import sys
+from irwarehouse.cli import fast, main
+fast.main = lambda argv: False
+sys.argv = ["irw", *sys.argv[1:]]
+main()
+"""
+
+
+def _process(script: str, argv: list[str]) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", script, *map(str, argv)], cwd=REPO,
+                          capture_output=True, timeout=300, check=False)
+
+
+def _fast_process(argv: list[str]) -> tuple[subprocess.CompletedProcess, bytes, str]:
+    """The process, its stderr without the line the script adds, and that line."""
+    done = _process(_FAST.format(not_imported=NOT_IMPORTED), argv)
+    err, _, loaded = done.stderr.rpartition(b"\nLOADED ")
+    return done, err, loaded.decode().strip()
+
+
+@pytest.mark.parametrize("argv", [
+    ["eval", "-m", "map", "-m", "P.10", QRELS, RUN],
+    ["eval", "-m", "map", QRELS, "/nonexistent/run"],           # an error: one line, exit 1
+])
+def test_everyday_path_imports_no_typer(argv):
+    done, _, loaded = _fast_process(argv)
+    assert done.returncode == (0 if argv[-1] == RUN else 1), done.stderr
+    assert loaded == "[]", f"the everyday path imported {loaded}"
+
+
+@pytest.mark.parametrize("argv", [
+    ["eval", "-m", "map", "-m", "P.10", QRELS, RUN],
+    ["eval", "-q", "-m", "ndcg_cut.10", "-f", "tsv", "-c", "-M", "50", QRELS, RUN],
+    ["eval", "-f", "json", "-m", "official", "--judged-only", QRELS, RUN, RUN],
+    ["eval", "-m", "map", QRELS, "/nonexistent/run"],
+    ["eval", "-m", "nosuch", QRELS, RUN],
+    ["eval", "-m", "map", QRELS],                                # usage: QRELS RUN
+    ["eval", "-q", "-f", "latex", QRELS, RUN],
+    ["eval", "--digits", "2", QRELS, RUN],                       # --digits is left to typer
+    ["eval", "-m", "map", "-f", "markdown", QRELS, RUN],
+    ["eval", "-m", "map", "--qrels", "q1", QRELS, RUN],
+    ["eval", "-m", "map", "--store", QRELS, RUN],
+    ["eval", "-C", "c", "-w", "/nonexistent/w.duckdb", "-m", "map"],
+    ["eval", "-m", "map", "--engine", "spark", QRELS, RUN],      # left to typer: same bytes
+    # a file name with an ANSI code: typer strips it off a terminal, and so must the fast path
+    ["eval", "-m", "map", QRELS, "/nonexistent/\x1b[31mred"],
+])
+def test_everyday_path_prints_the_same_bytes_as_typer(argv):
+    fast, fast_err, _ = _fast_process(argv)
+    slow = _process(_TYPER, argv)
+    assert (fast.returncode, fast.stdout, fast_err) == (slow.returncode, slow.stdout, slow.stderr)
+    assert fast.stdout or fast_err.startswith(b"irw: error: ")
