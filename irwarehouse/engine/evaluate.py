@@ -24,7 +24,10 @@ if TYPE_CHECKING:
 # (bench/bench_eval.py) with 5, 12 and 25 judged documents per topic: counting 1.2, 1.7, 2.8 CPU
 # seconds vs window 3.0, 2.8, 3.5; the crossover is near 30.
 COUNTING_PLAN_MAX_JUDGED_PER_LIST = 30
-MACROS_PER_STATEMENT = 4
+# Macro calls per statement (the loop in _evaluate): all_trec's 18 calls in statements of 6
+# took ~4 ms less CPU than of 4 (in-process, alternated; bench/README.md, target 2), and
+# NTCIREVAL's 52 calls (WWW-4 KASYS) no more.
+MACROS_PER_STATEMENT = 6
 # Runs evaluated in one context: a larger campaign is evaluated this many runs at a time, so
 # that its peak memory stays that of RUNS_PER_CONTEXT runs (the context relations hold every
 # judged document of the runs evaluated together). Measured on bench/bench_campaign.py's runs
