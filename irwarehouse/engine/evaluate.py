@@ -24,7 +24,10 @@ if TYPE_CHECKING:
 # (bench/bench_eval.py) with 5, 12 and 25 judged documents per topic: counting 1.2, 1.7, 2.8 CPU
 # seconds vs window 3.0, 2.8, 3.5; the crossover is near 30.
 COUNTING_PLAN_MAX_JUDGED_PER_LIST = 30
-MACROS_PER_STATEMENT = 4
+# Macro calls per statement (the loop in _evaluate): all_trec's 18 calls in statements of 6
+# took ~4 ms less CPU than of 4 (in-process, alternated; bench/README.md, target 2), and
+# NTCIREVAL's 52 calls (WWW-4 KASYS) no more.
+MACROS_PER_STATEMENT = 6
 # Runs evaluated in one context: a larger campaign is evaluated this many runs at a time, so
 # that its peak memory stays that of RUNS_PER_CONTEXT runs (the context relations hold every
 # judged document of the runs evaluated together). Measured on bench/bench_campaign.py's runs
@@ -309,13 +312,16 @@ def macro_calls(requests: list[MeasureRequest]) -> list[list[MeasureRequest]]:
     that DuckDB plans it once rather than once per cutoff (all_trec: 69 of its 94 measures in 8
     calls; P at 9 cutoffs 4 ms instead of 19, bench/README.md); the requests of measures that
     share a table macro (`shares:`, sql/metrics) with the same arguments make one call of it,
-    when there are several (all_trec's nine count and set measures: one plan instead of nine);
-    every other request is a call of its own."""
+    when there are several (all_trec's nine count and set measures: one plan instead of nine),
+    and those whose arguments are numbers one call LATERAL over their arguments (P, recall,
+    relative_P and success at their cutoffs: one plan instead of four); every other request
+    is a call of its own."""
     calls: dict = {}
     for r in requests:
         numeric = r.args and all(p.type in _LATERAL_TYPES for p in r.mdef.params)
         if r.mdef.shares:
-            key = ("shares", r.mdef.shares, repr(r.args))
+            key = ("shares", r.mdef.shares) if numeric else \
+                ("shares", r.mdef.shares, repr(r.args))
         else:
             key = (r.mdef.kernel, r.mdef.kind) if numeric else (id(r),)
         calls.setdefault(key, []).append(r)
@@ -347,6 +353,9 @@ def _macro_query(calls: list[list[MeasureRequest]]) -> tuple[str, list]:
             columns = "CAST(NULL AS DOUBLE) AS value, CAST(m.value AS VARCHAR) AS text"
         else:
             columns = "CAST(m.value AS DOUBLE) AS value, CAST(NULL AS VARCHAR) AS text"
+        if shared_call(call) and len({repr(r.args) for r in call}) > 1:
+            parts.append(_shared_lateral(call, values))
+            continue
         if shared_call(call):
             # one row per measure of each list: the measures' columns as one list, unnested
             # beside their names (the columns are the measures' canonical names, identifiers)
@@ -380,6 +389,30 @@ def _macro_query(calls: list[list[MeasureRequest]]) -> tuple[str, list]:
         values += [[r.name for r in call], *([r.args[i] for r in call]
                                               for i in range(len(types)))]
     return "\nUNION ALL\n".join(parts), values
+
+
+def _shared_lateral(call: list[MeasureRequest], values: list) -> str:
+    """A shared table macro's call (shared_call) LATERAL over the distinct arguments of its
+    requests, numbers (P at nine cutoffs, success at three): one row per argument tuple with,
+    for each measure of the call, its request's name there (NULL when that measure is not
+    asked at those arguments); each list's row then unnested into one row per named measure.
+    Appends the bound values to `values`; returns the SQL."""
+    req = call[0]
+    measures = list(dict.fromkeys(r.mdef.name for r in call))
+    args = list(dict.fromkeys(tuple(r.args) for r in call))
+    named = {(r.mdef.name, tuple(r.args)): r.name for r in call}
+    types = [p.type for p in req.mdef.params]
+    lists = ", ".join([f"unnest(?::VARCHAR[]) AS n{j}" for j in range(len(measures))] +
+                      [f"unnest(?::{t}[]) AS a{i}" for i, t in enumerate(types)])
+    names = ", ".join(f"a.n{j}" for j in range(len(measures)))
+    columns = ", ".join(f'CAST(m."{name}" AS DOUBLE)' for name in measures)
+    values += [[named.get((name, a)) for a in args] for name in measures]
+    values += [[a[i] for a in args] for i in range(len(types))]
+    called = ", ".join(f"a.a{i}" for i in range(len(types)))
+    return (f"SELECT * FROM (SELECT m.run_id, m.topic, unnest([{names}]) AS measure, "
+            f"unnest([{columns}]) AS value, CAST(NULL AS VARCHAR) AS text "
+            f"FROM (SELECT {lists}) a, LATERAL {req.mdef.shares}({called}) m) "
+            f"WHERE measure IS NOT NULL")
 
 
 def gain_maps(requests: list[MeasureRequest]) -> list[dict]:

@@ -148,9 +148,10 @@ def _install_needed(con: duckdb.DuckDBPyConnection, kernels, macros=None) -> Non
                     if r in relations and r not in _NOT_BUILT]
         macros = [*kernels, *builders, *_PLAN_MACROS]
     todo = [m for m in install_order(macro_closure(macros)) if m.name not in have]
-    for mdef in todo:
-        con.execute(mdef.sql)
     if todo:
+        # one execute for all of them, in their order (all_trec's ~50: about 1 ms less than one
+        # each; each macro is still a statement of its own, parsed and checked by DuckDB)
+        con.execute("".join(mdef.sql for mdef in todo))
         con.execute("INSERT INTO ev_installed_macro SELECT unnest($n)",
                     {"n": [m.name for m in todo]})
 

@@ -56,8 +56,9 @@ SELECT run_id, topic, gm_bpref AS value FROM ev_bpref_values();
 --      8.1's old_bpref_top10pRnonrel, the SIGIR 2004 paper's form); 1 when no judged
 --      non-relevant document is above d.
 CREATE OR REPLACE MACRO m_bpref_10() AS TABLE
-WITH nonrel_ret AS (
-    SELECT run_id, topic, max(nonrel_so_far) AS n FROM ev_counted GROUP BY run_id, topic
+WITH nonrel_ret AS (                   -- N_ret: judged non-relevant documents retrieved
+    SELECT run_id, topic, count(*) FILTER (WHERE rel >= 0 AND NOT is_rel) AS n
+    FROM ev_ranked GROUP BY run_id, topic
 ),
 x AS (
     SELECT r.run_id, r.topic,

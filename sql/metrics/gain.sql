@@ -146,16 +146,18 @@ rndcg_level_ends AS (                  -- Rndcg: the R-level cutoffs b and IDCG(
     SELECT topic, k AS cutoff, idcg FROM ideal WHERE ends_level
 ),
 rndcg_points AS (                      -- ndcg at each R-level cutoff (DCG frozen at num_ret)
+    -- DCG(b) is the running DCG at the last gained rank <= min(b, num_ret) (a join, not a
+    -- correlated subquery: one plan less to decorrelate, bench/README.md, target 2)
     SELECT l.run_id, l.topic, e.cutoff AS k,
-           coalesce((SELECT arg_max(d.dcg, d.rank) FROM gained d
-                     WHERE d.run_id = l.run_id AND d.topic = l.topic
-                       AND d.rank <= least(e.cutoff, l.num_ret)), 0) / e.idcg AS ndcg
+           coalesce(arg_max(d.dcg, d.rank), 0) / any_value(e.idcg) AS ndcg
     FROM ev_gain_lists() l JOIN rndcg_level_ends e ON e.topic = l.topic
+    LEFT JOIN gained d ON d.run_id = l.run_id AND d.topic = l.topic
+                      AND d.rank <= least(e.cutoff, l.num_ret)
+    GROUP BY l.run_id, l.topic, e.cutoff
     UNION ALL                          -- the implied last level change at num_ret
-    SELECT l.run_id, l.topic, l.num_ret AS k,
-           coalesce((SELECT arg_max(d.dcg, d.rank) FROM gained d
-                     WHERE d.run_id = l.run_id AND d.topic = l.topic), 0) / t.idcg_full
+    SELECT l.run_id, l.topic, l.num_ret AS k, coalesce(f.dcg, 0) / t.idcg_full
     FROM ev_gain_lists() l JOIN ideal_totals t ON t.topic = l.topic
+    LEFT JOIN final_dcg f ON f.run_id = l.run_id AND f.topic = l.topic
     WHERE l.num_ret > t.num_ideal + 1
 ),
 rndcg_averaged AS (                    -- added in rank order, then divided, as trec_eval

@@ -12,6 +12,21 @@ LEFT JOIN (SELECT run_id, topic, count(*) AS hits FROM ev_ranked
            WHERE is_rel AND rank <= cutoff GROUP BY run_id, topic) x
        ON x.run_id = b.run_id AND x.topic = b.topic;
 
+-- block: ev_hits_values
+-- P, recall, relative_P and success at `cutoff` of every evaluated list, one column each, all
+-- from C(k): the measures below read their column (`shares: ev_hits_values`), and an
+-- evaluation asking for several of them calls this once, LATERAL over their cutoffs
+-- (irwarehouse.engine.evaluate.macro_calls), so that DuckDB plans C(k) once instead of once
+-- per measure (all_trec on one TREC 2003 Robust run: four calls one; bench/README.md, target
+-- 2). Each column's definition is in its measure's header.
+CREATE OR REPLACE MACRO ev_hits_values(cutoff) AS TABLE
+SELECT run_id, topic,
+       hits / cutoff AS P,
+       CASE WHEN num_rel > 0 THEN hits / num_rel ELSE 0 END AS recall,
+       CASE WHEN num_rel > 0 THEN hits / least(cutoff, num_rel) ELSE 0 END AS relative_P,
+       CASE WHEN hits > 0 THEN 1.0 ELSE 0.0 END AS success
+FROM ev_hits_at(cutoff);
+
 -- measure: P
 -- dialect: trec_eval
 -- aliases: ir_measures P@k; ranx precision@k
@@ -19,9 +34,10 @@ LEFT JOIN (SELECT run_id, topic, count(*) AS hits FROM ev_ranked
 -- order: 11
 -- params: cutoff INTEGER = 5,10,15,20,30,100,200,500,1000
 -- summary: mean
+-- shares: ev_hits_values
 -- doc: Precision at k: C(k)/k; k, not the number retrieved, is the denominator.
 CREATE OR REPLACE MACRO m_P(cutoff) AS TABLE
-SELECT run_id, topic, hits / cutoff AS value FROM ev_hits_at(cutoff);
+SELECT run_id, topic, P AS value FROM ev_hits_values(cutoff);
 
 -- measure: recall
 -- dialect: trec_eval
@@ -30,10 +46,10 @@ SELECT run_id, topic, hits / cutoff AS value FROM ev_hits_at(cutoff);
 -- order: 13
 -- params: cutoff INTEGER = 5,10,15,20,30,100,200,500,1000
 -- summary: mean
+-- shares: ev_hits_values
 -- doc: Recall at k: C(k)/R (0 when R = 0).
 CREATE OR REPLACE MACRO m_recall(cutoff) AS TABLE
-SELECT run_id, topic, CASE WHEN num_rel > 0 THEN hits / num_rel ELSE 0 END AS value
-FROM ev_hits_at(cutoff);
+SELECT run_id, topic, recall AS value FROM ev_hits_values(cutoff);
 
 -- measure: relative_P
 -- dialect: trec_eval
@@ -42,10 +58,10 @@ FROM ev_hits_at(cutoff);
 -- order: 26
 -- params: cutoff INTEGER = 5,10,15,20,30,100,200,500,1000
 -- summary: mean
+-- shares: ev_hits_values
 -- doc: Relative precision at k: C(k)/min(k, R) (0 when R = 0).
 CREATE OR REPLACE MACRO m_relative_P(cutoff) AS TABLE
-SELECT run_id, topic, CASE WHEN num_rel > 0 THEN hits / least(cutoff, num_rel) ELSE 0 END AS value
-FROM ev_hits_at(cutoff);
+SELECT run_id, topic, relative_P AS value FROM ev_hits_values(cutoff);
 
 -- measure: success
 -- dialect: trec_eval
@@ -54,10 +70,10 @@ FROM ev_hits_at(cutoff);
 -- order: 27
 -- params: cutoff INTEGER = 1,5,10
 -- summary: mean
+-- shares: ev_hits_values
 -- doc: Success at k: 1 when a relevant document is in the top k.
 CREATE OR REPLACE MACRO m_success(cutoff) AS TABLE
-SELECT run_id, topic, CASE WHEN hits > 0 THEN 1.0 ELSE 0.0 END AS value
-FROM ev_hits_at(cutoff);
+SELECT run_id, topic, success AS value FROM ev_hits_values(cutoff);
 
 -- measure: Rprec
 -- aliases: ranx r-precision

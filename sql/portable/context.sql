@@ -5,17 +5,21 @@
 -- side by side. docs/sql_portability.md lists why each exists.
 
 -- relation: ev_counted
--- ev_ranked with the running counts of relevant, judged non-relevant and in-pool-unjudged
--- documents at ranks <= r (context.sql packs the three into one HUGEINT running sum, a DuckDB
--- speed-up with no 128-bit integer in Spark): three running sums over the same window.
+-- The relevant documents of each evaluated list with the running counts of relevant, judged
+-- non-relevant and in-pool-unjudged documents at ranks <= r (context.sql reads a judged
+-- document's position off an ordered list, DuckDB's list functions, and counts the kept
+-- documents alone): three running sums over every judged document, then the relevant ones.
 CREATE OR REPLACE MACRO ev_make_counted() AS TABLE
-SELECT run_id, topic, rank, rel, is_rel,
-       CAST(sum(CASE WHEN is_rel THEN 1 ELSE 0 END) OVER w AS BIGINT) AS rel_so_far,
-       CAST(sum(CASE WHEN rel >= 0 AND NOT is_rel THEN 1 ELSE 0 END) OVER w AS BIGINT)
-           AS nonrel_so_far,
-       CAST(sum(CASE WHEN rel < 0 THEN 1 ELSE 0 END) OVER w AS BIGINT) AS unjudged_so_far
-FROM ev_ranked
-WINDOW w AS (PARTITION BY run_id, topic ORDER BY rank ROWS UNBOUNDED PRECEDING);
+SELECT * FROM (
+    SELECT run_id, topic, rank, rel, is_rel,
+           CAST(sum(CASE WHEN is_rel THEN 1 ELSE 0 END) OVER w AS BIGINT) AS rel_so_far,
+           CAST(sum(CASE WHEN rel >= 0 AND NOT is_rel THEN 1 ELSE 0 END) OVER w AS BIGINT)
+               AS nonrel_so_far,
+           CAST(sum(CASE WHEN rel < 0 THEN 1 ELSE 0 END) OVER w AS BIGINT) AS unjudged_so_far
+    FROM ev_ranked
+    WINDOW w AS (PARTITION BY run_id, topic ORDER BY rank ROWS UNBOUNDED PRECEDING)
+)
+WHERE is_rel;
 
 -- relation: ev_ranked
 -- ev_ranked in one pass, renumbered under -J by the window (context.sql splits it into two

@@ -1,8 +1,9 @@
 """Measures that share a table macro (`-- shares:` in sql/metrics: the count and set measures,
-G / ndcg_rel / Rndcg, map / gm_map, bpref / gm_bpref) are evaluated by one call of it when
-several are asked with the same arguments (engine.evaluate.macro_calls): the same bits, per
-topic and per run, as each measure's own macro in a call of its own; and each such macro is
-the plain read of its column, so that the two are the same computation."""
+G / ndcg_rel / Rndcg, map / gm_map, bpref / gm_bpref, P / recall / relative_P / success) are
+evaluated by one call of it when several are asked with the same arguments, or LATERAL over
+their arguments when those are numbers (engine.evaluate.macro_calls): the same bits, per topic
+and per run, as each measure's own macro in a call of its own; and each such macro is the plain
+read of its column, so that the two are the same computation."""
 
 from __future__ import annotations
 
@@ -22,8 +23,10 @@ from irwarehouse.sqlfiles import all_macros
 DATA = Path(__file__).resolve().parents[2] / "data"
 QRELS = DATA / "qrels.test"
 RUNS = [DATA / "runs" / "STANDARD.results.test", DATA / "runs" / "STANDARD.results.trunc"]
-# all_trec, plus gain tables of their own (one G alone, ndcg_rel and Rndcg sharing one)
-MEASURES = ["all_trec", "G.1=3,2=9", "ndcg_rel.-1=1,1=2", "Rndcg.-1=1,1=2"]
+# all_trec, plus gain tables of their own (one G alone, ndcg_rel and Rndcg sharing one), and
+# cutoffs that only some of the measures sharing ev_hits_values are asked at
+MEASURES = ["all_trec", "G.1=3,2=9", "ndcg_rel.-1=1,1=2", "Rndcg.-1=1,1=2", "P.3,7",
+            "success.3", "recall.2000"]
 
 
 def _bits(rows):
@@ -31,17 +34,32 @@ def _bits(rows):
             for row in rows]
 
 
-def test_the_shared_measures_of_all_trec_are_four_calls():
+def test_the_shared_measures_of_all_trec_are_five_calls():
     calls = ev.macro_calls(parse_measures(["all_trec"]))
     shared = {tuple(sorted(r.name for r in call)) for call in calls if ev.shared_call(call)}
+    cutoffs = (5, 10, 15, 20, 30, 100, 200, 500, 1000)
     assert shared == {
         ("num_nonrel_judged_ret", "num_q", "num_rel", "num_rel_ret", "num_ret", "set_P",
          "set_map", "set_recall", "set_relative_P"),
-        ("G", "Rndcg", "ndcg_rel"), ("gm_map", "map"), ("bpref", "gm_bpref")}
+        ("G", "Rndcg", "ndcg_rel"), ("gm_map", "map"), ("bpref", "gm_bpref"),
+        tuple(sorted([f"{m}_{k}" for m in ("P", "recall", "relative_P") for k in cutoffs]
+                     + ["success_1", "success_5", "success_10"]))}
     macros = ev.called_macros(calls)
-    assert {"ev_set_values", "ev_gain_values", "ev_map_values", "ev_bpref_values"} <= set(macros)
+    assert {"ev_set_values", "ev_gain_values", "ev_map_values", "ev_bpref_values",
+            "ev_hits_values"} <= set(macros)
     # the measures' own macros are not called (nor created on a private warehouse)
-    assert not {"m_set_P", "m_num_q", "m_G", "m_map", "m_gm_bpref"} & set(macros)
+    assert not {"m_set_P", "m_num_q", "m_G", "m_map", "m_gm_bpref", "m_P", "m_success"} \
+        & set(macros)
+
+
+def test_numeric_arguments_make_one_lateral_call():
+    """P at two cutoffs and success at a third: one call of ev_hits_values over three cutoffs,
+    each list's row giving only the measures asked at its cutoff."""
+    calls = ev.macro_calls(parse_measures(["P.5,10", "success.1"]))
+    assert [[r.name for r in call] for call in calls] == [["P_5", "P_10", "success_1"]]
+    query, values = ev._macro_query(calls)
+    assert "LATERAL ev_hits_values(a.a0)" in query
+    assert values == [["P_5", "P_10", None], [None, None, "success_1"], [5, 10, 1]]
 
 
 def test_different_arguments_or_a_lone_measure_call_their_own_macro():
