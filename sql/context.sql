@@ -393,21 +393,19 @@ WHERE max_docs IS NULL OR full_rank <= max_docs;
 -- One pass compares every row with the row before it in scan order (lag over no ordering:
 -- DuckDB's streaming window, which keeps the scan's order) and keeps only the rows where
 -- something happens (the marks, materialised: step 2 and the list lengths read them): a list
--- starts, the sort key stays equal (a tie) or rises (the list is out of order), the position
--- is not the previous one plus one (the scan order is not the file order: then every list is
--- out of order), or the next row has the same key (the first document of a run of ties, when
--- the next row is of the same list: a lead of the key costs less than looking its docno up
--- by position among every row, 100 files: 0.1 s CPU).
+-- starts, the sort key stays equal (a tie) or rises (the list is out of order), or the
+-- position is not the previous one plus one (the scan order is not the file order: then
+-- every list is out of order).
 CREATE OR REPLACE MACRO ev_make_file_marks(sort_order, float32_scores) AS TABLE
-SELECT * EXCLUDE (next_k) FROM (
+SELECT * FROM (
     SELECT run_id, topic, doc, pos, k,
            lag(run_id) OVER () AS prev_run, lag(topic) OVER () AS prev_topic,
-           lag(k) OVER () AS prev_k, lag(pos) OVER () AS prev_pos, lead(k) OVER () AS next_k
+           lag(k) OVER () AS prev_k, lag(pos) OVER () AS prev_pos
     FROM (SELECT run_id, topic, doc, file_order AS pos,
                  ev_sort_num(sort_order, float32_scores, score, rank, file_order) AS k
           FROM run_row))
 WHERE prev_run IS DISTINCT FROM run_id OR prev_topic IS DISTINCT FROM topic
-   OR prev_k <= k OR prev_pos IS DISTINCT FROM pos - 1 OR next_k = k;
+   OR prev_k <= k OR prev_pos IS DISTINCT FROM pos - 1;
 
 -- plan: file order, the list lengths (run_list)
 -- Every list's length from the marks, where they give it: when the scan is in file order and
@@ -474,13 +472,13 @@ tied AS (
     WHERE prev_run = run_id AND prev_topic = topic AND prev_k = k
 ),
 tie_first AS (
-    -- the first document of each run of equal keys: a mark not tied to the row before it and
-    -- followed by a tied row (of its list)
-    SELECT f.run_id, f.topic, f.k, f.pos, f.doc
-    FROM ev_file_marks f
-    SEMI JOIN tied t ON t.run_id = f.run_id AND t.topic = f.topic AND t.pos = f.pos + 1
-    WHERE NOT coalesce(f.prev_run = f.run_id AND f.prev_topic = f.topic AND f.prev_k = f.k,
-                       false)
+    -- the first document of each run of equal keys: the row before its first tied row (its
+    -- docno looked up by position: as cheap as a lead of the key in the marks' pass, and
+    -- cheaper than a lag of every docno)
+    SELECT t.run_id, t.topic, t.k, r.file_order AS pos, r.doc
+    FROM (SELECT * FROM tied t
+          ANTI JOIN tied u ON u.run_id = t.run_id AND u.topic = t.topic AND u.pos = t.pos - 1) t
+    JOIN run_row r ON r.file_order = t.pos - 1
 ),
 tie_members AS (
     SELECT run_id, topic, k, pos, doc FROM tied
