@@ -269,7 +269,7 @@ def _relations_read(names: tuple[str, ...]) -> tuple[str, ...]:
         if rel in needed or rel not in known:
             continue
         needed.add(rel)
-        if rel in ("ev_scope", "ev_sorted"):
+        if rel in ("ev_scope", "ev_sorted", "ev_file_marks"):
             continue
         todo |= _reads(builder(rel).name)
     return tuple(r for r in context_relations() if r in needed)

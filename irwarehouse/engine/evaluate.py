@@ -188,17 +188,23 @@ def build_context(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: 
     plan = None
     relevant_rows.restore(con)
     fast = False
+    # the file plan ranks only the relevant documents when the measures read no others
+    # (relevant_rows.fits), into ev_ranked itself
+    relevant_only = file_order and relevant_rows.fits(opts, kernels)
     for relation in context_relations():
-        if relation not in relations or relation in ("ev_scope", "ev_runs", "ev_sorted") \
-                or relation in kept:
+        if relation not in relations or relation in kept \
+                or relation in ("ev_scope", "ev_runs", "ev_sorted", "ev_file_marks"):
             continue
         if relation == "ev_full_ranked":
-            plan = _rank(con, opts, values, file_order)
+            plan = _rank(con, opts, values, file_order,
+                         relevant_only and ("relevant" if "ev_relevant" in relations else "ranked"))
             fast = relevant_rows.usable(con, opts, kernels, plan, qrels_id)
             if fast:
                 relevant_rows.build(con, opts, qrels_id)
         elif fast and relation in relevant_rows.VIEWS:
             continue
+        elif relation in relevant_rows.VIEWS and plan == "file" and relevant_only:
+            continue                # built by _rank
         elif relation == "ev_ranked" and plan == "stored" and not opts.judged_only:
             _materialise(con, "ev_ranked", "ev_make_ranked_stored",
                          ["relevance_level", "max_docs"], values)
@@ -221,27 +227,26 @@ def build_context(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: 
 
 # The macros of each ranking plan (sql/context.sql), created when it is chosen on a private
 # warehouse that creates its macros as they are needed (store.connection.need_macros)
-PLAN_MACROS = {"file": ["ev_make_full_ranked_file"],
+PLAN_MACROS = {"file": ["ev_make_file_marks", "ev_file_list_lengths", "ev_make_full_ranked_file"],
                "stored": ["ev_make_full_ranked_stored", "ev_make_ranked_stored"],
                "window": ["ev_make_sorted", "ev_make_full_ranked_sorted"],
                "counting": ["ev_make_full_ranked_counting"]}
 
 
 def _rank(con: duckdb.DuckDBPyConnection, opts: EvalOptions, values: dict,
-          file_order: bool = False) -> str:
+          file_order: bool = False, relevant_only: str | bool = False) -> str:
     """ev_full_ranked by the cheapest plan (choose_plan); densely judged files staged in their
     order (`file_order`) by their positions instead of a sort (sql/context.sql, plan: file
-    order). Sparsely judged ones keep the counting plan: on bench_eval.py's large run (5 judged
-    documents a topic, a quarter of the scores tied) it needs 2.2 s CPU for 3M lines where the
-    file order needs 3.3, as most of its marks are ties."""
+    order; _rank_files). Sparsely judged ones keep the counting plan: on bench_eval.py's large
+    run (5 judged documents a topic, a quarter of the scores tied) it needs 2.2 s CPU for 3M
+    lines where the file order needs 3.3, as most of its marks are ties."""
     plan = choose_plan(con, opts)
     if file_order and plan == "window":
         plan = "file"
     need_macros(con, PLAN_MACROS[plan])
     args = {**values, "float32_scores": opts.version < 10}
     if plan == "file":
-        _materialise(con, "ev_full_ranked", "ev_make_full_ranked_file",
-                     ["sort_order", "float32_scores", "max_docs"], args)
+        _rank_files(con, args, relevant_only)
         return plan
     if plan == "stored" and not opts.judged_only:
         # ev_ranked is built from the stored ranks directly (build_context); an empty
@@ -258,6 +263,47 @@ def _rank(con: duckdb.DuckDBPyConnection, opts: EvalOptions, values: dict,
         _materialise(con, "ev_full_ranked", "ev_make_full_ranked_counting",
                      ["sort_order", "float32_scores", "max_docs"], args)
     return plan
+
+
+def _rank_files(con: duckdb.DuckDBPyConnection, args: dict, relevant_only: str | bool) -> None:
+    """The file plan (sql/context.sql, plan: file order): the marks of the files' order, the
+    list lengths they give stored as run_list (the lengths ev_run_topic reads for stored runs,
+    instead of counting every row again; runs of an earlier group of options have theirs),
+    then ev_full_ranked. When the measures read only the relevant documents (`relevant_only`,
+    relevant_rows.fits), only those are ranked, straight into ev_ranked ('ranked'), or into
+    ev_relevant with ev_ranked a view of it ('relevant', for measures that read both: one
+    table of the two, as relevant_rows makes them views of relevant_row), ev_full_ranked
+    left empty as the stored plan leaves it."""
+    _materialise(con, "ev_file_marks", "ev_make_file_marks", ["sort_order", "float32_scores"],
+                 args)
+    from ..store import digests
+    from ..store.ingest import transaction
+    with transaction(con):
+        con.execute("INSERT INTO run_list SELECT run_id, topic, n FROM ev_file_list_lengths() "
+                    "WHERE run_id NOT IN (SELECT run_id FROM run_list)")
+        digests.touch(con, "run_list")
+    if not relevant_only:
+        _materialise(con, "ev_full_ranked", "ev_make_full_ranked_file",
+                     ["sort_order", "float32_scores", "max_docs", "min_rel"],
+                     {**args, "min_rel": None})
+        return
+    ranked = ("FROM ev_make_full_ranked_file($sort_order, $float32_scores, $max_docs, "
+              "$relevance_level)")
+    bound = {k: args[k] for k in ("sort_order", "float32_scores", "max_docs", "relevance_level")}
+    if relevant_only == "relevant":
+        # ev_make_relevant's rows (no run of these is stored: no precision_sum), numbered here
+        con.execute("DROP TABLE IF EXISTS ev_ranked")   # a table: build_context restored it
+        con.execute("CREATE OR REPLACE TEMP TABLE ev_relevant AS "
+                    "SELECT run_id, topic, full_rank AS rank, rel, row_number() OVER ("
+                    "PARTITION BY run_id, topic ORDER BY full_rank) AS rel_so_far, "
+                    f"CAST(NULL AS DOUBLE) AS precision_sum {ranked}", bound)
+        con.execute("CREATE TEMP VIEW ev_ranked AS "
+                    "SELECT run_id, topic, rank, rel, true AS is_rel FROM ev_relevant")
+    else:
+        con.execute("CREATE OR REPLACE TEMP TABLE ev_ranked AS SELECT run_id, topic, "
+                    f"full_rank AS rank, rel, rel >= $relevance_level AS is_rel {ranked}", bound)
+    con.execute("CREATE OR REPLACE TEMP TABLE ev_full_ranked (run_id INTEGER, topic VARCHAR, "
+                "full_rank BIGINT, rel INTEGER)")
 
 
 def choose_plan(con: duckdb.DuckDBPyConnection, opts: EvalOptions | None = None) -> str:

@@ -27,10 +27,12 @@ from ..store.ingest import check_name, transaction
 
 # Bytes of run text read in one batch. 100 files of the bench campaign (2.2 MB each, 50 topics x
 # 1,000 lines) in batches of 48 MB: peak RSS 358 MB (1.3 GB when every file was evaluated at
-# once), and about 0.3 s CPU less than batches of 24 MB (each batch costs a dozen statements' start-up;
-# bench/bench_folders.py, bench/README.md). A larger file is a batch of its own. A gzipped file
-# counts GZIP_RATIO times its size.
-BATCH_BYTES = 48 << 20
+# once), and about 0.3 s CPU less than batches of 24 MB (each batch costs a few dozen statements'
+# start-up; bench/bench_folders.py, bench/README.md). Since the file plan ranks only the relevant
+# documents where it can (engine.evaluate._rank_files), a batch holds less: 64 MB batches peak
+# near 48 MB's earlier figure for 5% less CPU than 48 MB (96 MB: 2.5% less again, but 390-405
+# MB). A larger file is a batch of its own. A gzipped file counts GZIP_RATIO times its size.
+BATCH_BYTES = 64 << 20
 
 
 def file_batches(paths: list[Path], limit: int | None = None) -> list[list[Path]]:

@@ -48,8 +48,10 @@ WHERE qrels_id = {qrels_id} AND run_id IN (SELECT run_id FROM ev_runs)
   AND ({max_docs} IS NULL OR score_rank <= {max_docs})"""
 
 
-def _fits(opts: EvalOptions, kernels) -> bool:
-    """The options and kernels relevant_row's rows stand in for: -l 1, no -J, FAST_KERNELS."""
+def fits(opts: EvalOptions, kernels) -> bool:
+    """The options and kernels relevant_row's rows stand in for: -l 1, no -J, FAST_KERNELS
+    (kernels that read, of a ranking, only its relevant documents; the file plan then ranks
+    only those: engine.evaluate)."""
     return (not opts.judged_only and opts.threshold == 1 and bool(kernels)
             and set(kernels) <= FAST_KERNELS)
 
@@ -59,7 +61,7 @@ def usable(con: duckdb.DuckDBPyConnection, opts: EvalOptions, kernels, plan: str
     """Whether this evaluation's ev_ranked and ev_relevant can be relevant_row's: the stored
     plan (trec_eval 9's score order, every run's judged rows stored), -l 1, no -J, only
     FAST_KERNELS, and every evaluated run's relevant rows stored for the qrels (ev_runs)."""
-    if plan != "stored" or not _fits(opts, kernels):
+    if plan != "stored" or not fits(opts, kernels):
         return False
     missing = con.execute("""
         SELECT count(*) FROM ev_runs
@@ -85,7 +87,7 @@ def one_thread(con: duckdb.DuckDBPyConnection, opts: EvalOptions | None, kernels
     locked (`irw serve`'s) keeps its own."""
     threads = con.execute("SELECT current_setting('threads')").fetchone()[0]
     if (opts is None or threads <= 1 or configuration_locked(con) or opts.order != "score"
-            or opts.version >= 10 or not _fits(opts, kernels)):
+            or opts.version >= 10 or not fits(opts, kernels)):
         yield
         return
     unstored, rows = con.execute("""

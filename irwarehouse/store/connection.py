@@ -127,7 +127,7 @@ def _lean_schema(con: duckdb.DuckDBPyConnection) -> None:
 _PLAN_MACROS = ("ev_stored_runs",)
 _ALWAYS_BUILT = ("ev_judgment", "ev_topic", "ev_ranked", "ev_run_topic")
 # ev_full_ranked is built by the plan's macros, never by its general builder
-_NOT_BUILT = ("ev_scope", "ev_runs", "ev_sorted", "ev_full_ranked")
+_NOT_BUILT = ("ev_scope", "ev_runs", "ev_sorted", "ev_file_marks", "ev_full_ranked")
 
 
 # The context macros that storing a run or qrels calls (irwarehouse.store.ingest).

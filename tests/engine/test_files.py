@@ -247,3 +247,82 @@ def test_typed_and_text_numbers_give_the_same_rows(tmp_path):
                                ).fetchall() == [(1.5, 1)]
     assert rows["typed"] == rows["text"]
     assert [float(r[3]) for r in rows["typed"][:len(forms)]] == [float(s) for s in forms]
+
+
+FAST = ["map", "P.10", "recip_rank", "ndcg_cut.10"]
+
+
+def _spy_rank_files(monkeypatch) -> list:
+    """The `relevant_only` of every file-plan ranking (engine.evaluate._rank_files)."""
+    from irwarehouse.engine import evaluate as ev
+    seen, real = [], ev._rank_files
+
+    def spy(con, args, relevant_only):
+        seen.append(relevant_only)
+        return real(con, args, relevant_only)
+    monkeypatch.setattr(ev, "_rank_files", spy)
+    return seen
+
+
+def test_relevant_documents_alone_give_the_bits_of_every_judged_one(tmp_path, monkeypatch):
+    """Measures that read only a ranking's relevant documents (map, P, recip_rank, ndcg_cut:
+    relevant_rows.fits) have only those ranked by the file plan: the bits of the same measures
+    evaluated beside one that reads every judged document (num_ret, which has them all
+    ranked), in batches, for every order, -M, -c and trec_eval 9's float scores, with qrels that
+    hold negative levels (in the pool, unjudged)."""
+    qrels, runs = _campaign(tmp_path, n_runs=6, seed=13)
+    judged = {tuple(line.split()[::2]) for line in qrels.read_text().splitlines()}
+    with open(qrels, "a") as f:
+        for t in TOPICS:
+            for k in range(90):
+                if (t, f"D{t}-{k:03d}") not in judged and k % 7 == 0:
+                    f.write(f"{t} 0 D{t}-{k:03d} -1\n")
+    monkeypatch.setattr(ef, "BATCH_BYTES", 2 * max(r.stat().st_size for r in runs))
+    seen = _spy_rank_files(monkeypatch)
+    for options in (EvalOptions(), EvalOptions(version=9), EvalOptions(order="rank"),
+                    EvalOptions(order="file"), EvalOptions(depth=25),
+                    EvalOptions(complete=True)):
+        seen.clear()
+        fast = _bits(evaluate_files(qrels, runs, FAST, options=options))
+        assert seen and all(s == "relevant" for s in seen)      # map reads ev_relevant
+        seen.clear()
+        every = _bits(evaluate_files(qrels, runs, FAST + ["num_ret"], options=options))
+        assert seen and not any(seen)
+        assert fast == [x for x in every if x[2] != "num_ret"], options
+    seen.clear()
+    _bits(evaluate_files(qrels, runs, ["P.10", "recip_rank"]))
+    assert seen and all(s == "ranked" for s in seen)             # no ev_relevant to build
+
+
+def test_ties_at_a_batch_start_and_across_lists_by_hand(tmp_path, monkeypatch):
+    """Values worked by hand from trec_eval's order (score descending, then docno descending)
+    for ties on the first row of a batch, a list whose first score equals the last score of
+    the list before it (of its own run, and of the run before it in the batch): neither is a
+    tie. Both files in one batch and each alone; only the relevant documents ranked."""
+    import math
+    # 31 judged documents no run retrieves: more than 30 judged a topic, the file plan's
+    # (engine.evaluate.choose_plan)
+    fillers = "".join(f"{t} 0 f{k:02d} 0\n" for t in (1, 2) for k in range(31))
+    qrels = tmp_path / "qrels"
+    qrels.write_text("1 0 a 1\n1 0 b 0\n1 0 c 2\n2 0 x 1\n2 0 z 0\n" + fillers)
+    first = tmp_path / "run.0"
+    first.write_text("1 Q0 a 1 2.0 r0\n1 Q0 b 2 2.0 r0\n1 Q0 c 3 1.0 r0\n"
+                     "2 Q0 y 1 1.0 r0\n2 Q0 x 2 1.0 r0\n2 Q0 z 3 0.5 r0\n")
+    second = tmp_path / "run.1"
+    second.write_text("1 Q0 a 1 0.5 r1\n1 Q0 c 2 0.5 r1\n1 Q0 b 3 0.1 r1\n")
+    lg = math.log2
+    # r0, topic 1: b, a, c (a at 2, c at 3); topic 2: y, x, z (x at 2). r1, topic 1: c, a, b.
+    want = {("r0", "1"): {"map": (1 / 2 + 2 / 3) / 2, "P_10": 0.2, "recip_rank": 0.5,
+                          "ndcg_cut_10": (1 / lg(3) + 2 / lg(4)) / (2 / lg(2) + 1 / lg(3))},
+            ("r0", "2"): {"map": 0.5, "P_10": 0.1, "recip_rank": 0.5,
+                          "ndcg_cut_10": (1 / lg(3)) / 1.0},
+            ("r1", "1"): {"map": 1.0, "P_10": 0.2, "recip_rank": 1.0, "ndcg_cut_10": 1.0}}
+    seen = _spy_rank_files(monkeypatch)
+    for files in ([first, second], [first], [second]):
+        got = {}
+        for row in evaluate_files(qrels, files, FAST).per_topic.to_pylist():
+            got.setdefault((row["run"], row["topic"]), {})[row["measure"]] = row["value"]
+        assert got.keys() == {k for k in want if tmp_path / f"run.{k[0][1]}" in files}
+        for key, values in got.items():
+            assert values == pytest.approx(want[key], abs=1e-12), key
+    assert seen and all(s == "relevant" for s in seen)
