@@ -136,24 +136,23 @@ def ingest_folder(con: duckdb.DuckDBPyConnection, folder: Path, campaign: str, *
     # handed over as a stream (a registered Arrow table would be held until the COMMIT).
     reader = con if len(batches) == 1 else _reader()
     try:
-        with _one_thread(con):
-            staged = _stage_folder(con, batches[0], keep_going, keep_first, result, progress) \
-                if reader is con else None
-            with _bounded(con, reader is not con), transaction(con, what):
-                for batch in batches:
-                    if staged is None:
-                        staged = _stage_folder(reader, batch, keep_going, keep_first, result,
-                                               progress)
-                    entries = naming.entries(staged, result)
-                    if entries:
-                        write_staged_runs(con, the_campaign(), campaign, entries, reader,
-                                          replace=replace)
-                        result.stored += [(e.path.name, e.name, e.team) for e in entries]
-                    if reader is not con:
-                        reader.execute("DROP TABLE IF EXISTS stage_runs")
-                    staged = None
-                if year is not None or venue is not None:
-                    the_campaign()
+        staged = _stage_folder(con, batches[0], keep_going, keep_first, result, progress) \
+            if reader is con else None
+        with _bounded(con, reader is not con), transaction(con, what):
+            for batch in batches:
+                if staged is None:
+                    staged = _stage_folder(reader, batch, keep_going, keep_first, result,
+                                           progress)
+                entries = naming.entries(staged, result)
+                if entries:
+                    write_staged_runs(con, the_campaign(), campaign, entries, reader,
+                                      replace=replace)
+                    result.stored += [(e.path.name, e.name, e.team) for e in entries]
+                if reader is not con:
+                    reader.execute("DROP TABLE IF EXISTS stage_runs")
+                staged = None
+            if year is not None or venue is not None:
+                the_campaign()
     finally:
         if reader is con:
             con.execute("DROP TABLE IF EXISTS stage_runs")
@@ -162,38 +161,11 @@ def ingest_folder(con: duckdb.DuckDBPyConnection, folder: Path, campaign: str, *
     return result
 
 
-@contextmanager
-def _one_thread(con: duckdb.DuckDBPyConnection):
-    """DuckDB on one thread while a folder is ingested, its setting restored afterwards (a
-    connection whose settings are locked keeps them). Every statement of an ingestion is one
-    scan of the staged rows or the write of them, and the write runs on one thread whatever
-    the setting (the rows meet their ranks by a positional join); the CSV read on two threads
-    cost 0.2-0.3 s more CPU for 5M rows than on one (its order-keeping staging: each thread's
-    rows are merged back into file order), and the aggregates a little more. The other core
-    hashes the files meanwhile (formats.trec.stage_runs_bulk). bench/README.md, "Ingestion on
-    one thread"."""
-    from ..store.connection import configuration_locked
-    if configuration_locked(con):
-        yield
-        return
-    old = con.execute("SELECT current_setting('threads')").fetchall()[0][0]
-    con.execute("SET threads = 1")
-    try:
-        yield
-    except BaseException:
-        try:                        # the ingest's own error is the one to report
-            con.execute(f"SET threads = {int(old)}")
-        except duckdb.Error:        # a connection DuckDB invalidated (a disk full)
-            pass
-        raise
-    con.execute(f"SET threads = {int(old)}")
-
-
 def _reader() -> duckdb.DuckDBPyConnection:
     """The connection a large folder's batches are read on: an in-memory DuckDB of its own
     that hands strings over as Arrow string views (its own layout: no copy to Arrow's)."""
     from ..store.connection import install_sort_macros
-    reader = duckdb.connect(config={"threads": 1})       # as the warehouse (_one_thread)
+    reader = duckdb.connect()
     reader.execute("SET produce_arrow_string_view = true")
     install_sort_macros(reader)          # store/ranks.py ranks ties by trec_eval's order
     return reader
