@@ -39,14 +39,15 @@ import argparse
 import gzip
 import statistics
 import sys
+from itertools import pairwise
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from bench_campaign import _uptime  # noqa: E402
-from bench_eval import find_trec_eval, gen_big, irw, irw_env, run_cmd  # noqa: E402
-from bench_everyday import ROBUST  # noqa: E402
-from bench_folders import FLOOR  # noqa: E402
+from bench_campaign import _uptime
+from bench_eval import find_trec_eval, gen_big, irw, irw_env, run_cmd
+from bench_everyday import ROBUST
+from bench_folders import FLOOR
 
 MEASURES = ["map", "P.10"]
 
@@ -97,7 +98,7 @@ def crossover(points: list[dict], key: str, who: str = "irw") -> str:
     ratios = [(p["rows"], p[who][key] / p["te"][key]) for p in points]
     if ratios[0][1] <= 1:
         return f"at or below {ratios[0][0]:,} rows"
-    for (r0, q0), (r1, q1) in zip(ratios, ratios[1:]):
+    for (r0, q0), (r1, q1) in pairwise(ratios):
         if q1 <= 1:
             return f"about {r0 + (r1 - r0) * (q0 - 1) / (q0 - q1):,.0f} rows"
     return f"above {ratios[-1][0]:,} rows"
