@@ -197,14 +197,14 @@ def build_context(con: duckdb.DuckDBPyConnection, run_ids: list[int], qrels_id: 
             continue
         if relation == "ev_full_ranked":
             plan = _rank(con, opts, values, file_order,
-                         relevant_only and ("relevant" if "ev_relevant" in relations else "ranked"))
+                         relevant_only)
             fast = relevant_rows.usable(con, opts, kernels, plan, qrels_id)
             if fast:
                 relevant_rows.build(con, opts, qrels_id)
         elif fast and relation in relevant_rows.VIEWS:
             continue
-        elif relation in relevant_rows.VIEWS and plan == "file" and relevant_only:
-            continue                # built by _rank
+        elif relation == "ev_ranked" and plan == "file" and relevant_only:
+            continue                # built by _rank (ev_relevant from it, as for any plan)
         elif relation == "ev_ranked" and plan == "stored" and not opts.judged_only:
             _materialise(con, "ev_ranked", "ev_make_ranked_stored",
                          ["relevance_level", "max_docs"], values)
@@ -234,7 +234,7 @@ PLAN_MACROS = {"file": ["ev_make_file_marks", "ev_file_list_lengths", "ev_make_f
 
 
 def _rank(con: duckdb.DuckDBPyConnection, opts: EvalOptions, values: dict,
-          file_order: bool = False, relevant_only: str | bool = False) -> str:
+          file_order: bool = False, relevant_only: bool = False) -> str:
     """ev_full_ranked by the cheapest plan (choose_plan); densely judged files staged in their
     order (`file_order`) by their positions instead of a sort (sql/context.sql, plan: file
     order; _rank_files). Sparsely judged ones keep the counting plan: on bench_eval.py's large
@@ -265,15 +265,14 @@ def _rank(con: duckdb.DuckDBPyConnection, opts: EvalOptions, values: dict,
     return plan
 
 
-def _rank_files(con: duckdb.DuckDBPyConnection, args: dict, relevant_only: str | bool) -> None:
+def _rank_files(con: duckdb.DuckDBPyConnection, args: dict, relevant_only: bool) -> None:
     """The file plan (sql/context.sql, plan: file order): the marks of the files' order, the
     list lengths they give stored as run_list (the lengths ev_run_topic reads for stored runs,
     instead of counting every row again; runs of an earlier group of options have theirs),
     then ev_full_ranked. When the measures read only the relevant documents (`relevant_only`,
-    relevant_rows.fits), only those are ranked, straight into ev_ranked ('ranked'), or into
-    ev_relevant with ev_ranked a view of it ('relevant', for measures that read both: one
-    table of the two, as relevant_rows makes them views of relevant_row), ev_full_ranked
-    left empty as the stored plan leaves it."""
+    relevant_rows.fits), only those are ranked, straight into ev_ranked (ev_relevant is then
+    ev_make_relevant's over it, as for every plan), ev_full_ranked left empty as the stored
+    plan leaves it."""
     _materialise(con, "ev_file_marks", "ev_make_file_marks", ["sort_order", "float32_scores"],
                  args)
     from ..store import digests
@@ -290,18 +289,8 @@ def _rank_files(con: duckdb.DuckDBPyConnection, args: dict, relevant_only: str |
     ranked = ("FROM ev_make_full_ranked_file($sort_order, $float32_scores, $max_docs, "
               "$relevance_level)")
     bound = {k: args[k] for k in ("sort_order", "float32_scores", "max_docs", "relevance_level")}
-    if relevant_only == "relevant":
-        # ev_make_relevant's rows (no run of these is stored: no precision_sum), numbered here
-        con.execute("DROP TABLE IF EXISTS ev_ranked")   # a table: build_context restored it
-        con.execute("CREATE OR REPLACE TEMP TABLE ev_relevant AS "
-                    "SELECT run_id, topic, full_rank AS rank, rel, row_number() OVER ("
-                    "PARTITION BY run_id, topic ORDER BY full_rank) AS rel_so_far, "
-                    f"CAST(NULL AS DOUBLE) AS precision_sum {ranked}", bound)
-        con.execute("CREATE TEMP VIEW ev_ranked AS "
-                    "SELECT run_id, topic, rank, rel, true AS is_rel FROM ev_relevant")
-    else:
-        con.execute("CREATE OR REPLACE TEMP TABLE ev_ranked AS SELECT run_id, topic, "
-                    f"full_rank AS rank, rel, rel >= $relevance_level AS is_rel {ranked}", bound)
+    con.execute("CREATE OR REPLACE TEMP TABLE ev_ranked AS SELECT run_id, topic, "
+                f"full_rank AS rank, rel, rel >= $relevance_level AS is_rel {ranked}", bound)
     con.execute("CREATE OR REPLACE TEMP TABLE ev_full_ranked (run_id INTEGER, topic VARCHAR, "
                 "full_rank BIGINT, rel INTEGER)")
 
